@@ -1,0 +1,74 @@
+# symflow: the commands. `make demo` and `make test` work as the very first command on a fresh
+# Debian 12 machine (as root): `deps` installs the missing Debian packages first.
+#
+#   make deps          install missing build dependencies (scripts/install-deps.sh)
+#   make configure     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+#   make build         build everything (library checks, tests, examples)
+#   make demo          build and run examples/demo (build/examples/demo)
+#   make test          build everything, then run all tests with ctest
+#   make asan          the same in build-asan/ with AddressSanitizer + UBSan
+#   make format        clang-format -i the C++ sources
+#   make format-check  fail if a C++ source is not clang-formatted
+#   make clean         remove the build directories
+
+SHELL := /bin/bash
+
+CMAKE        ?= cmake
+CTEST        ?= ctest
+CLANG_FORMAT ?= clang-format
+BUILD_TYPE   ?= Release
+BUILD_DIR    ?= build
+ASAN_DIR     ?= build-asan
+JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS   ?=
+CTEST_ARGS   ?=
+
+# cmake --build runs make again: keep its output free of "Entering directory" lines.
+MAKEFLAGS    += --no-print-directory
+
+FORMAT_DIRS   = $(wildcard include tests examples bench)
+FORMAT_FILES  = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -type f \
+                  \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cuh' -o -name '*.cu' \) | sort))
+
+.PHONY: all deps configure build demo test asan asan-configure asan-build format format-check clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+
+build: configure
+	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
+
+demo: configure
+	$(CMAKE) --build $(BUILD_DIR) --target demo -j$(JOBS)
+	cd $(BUILD_DIR)/examples && ./demo
+
+test: build
+	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+
+# Sanitizers: optimised (-O1) with line tables (-g1) and assertions on, so the tests stay fast.
+asan-configure: deps
+	$(CMAKE) -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  '-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1' \
+	  -DSYMFLOW_SANITIZE=address,undefined $(CMAKE_ARGS)
+
+asan-build: asan-configure
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
+
+asan: asan-build
+	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(CTEST) --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) -LE package $(CTEST_ARGS)
+
+format:
+	@if [ -n "$(FORMAT_FILES)" ]; then $(CLANG_FORMAT) -i $(FORMAT_FILES); fi
+
+format-check:
+	@if [ -n "$(FORMAT_FILES)" ]; then $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES); fi
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

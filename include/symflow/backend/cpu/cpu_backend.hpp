@@ -1,0 +1,14 @@
+#pragma once
+// The CPU backend: kernels on Eigen and plain loops over host Values.
+
+#include "symflow/backend/backend.hpp"
+
+namespace symflow {
+
+class CpuBackend final : public Backend {
+ public:
+  std::string_view device_type() const override { return "CPU"; }
+  KernelFn kernel(const OpDef& def) const override { return def.cpu_kernel; }
+};
+
+}  // namespace symflow

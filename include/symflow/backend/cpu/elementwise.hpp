@@ -1,0 +1,81 @@
+#pragma once
+// Elementwise maps with NumPy broadcasting over host Values.
+
+#include <cstdint>
+#include <vector>
+
+#include "symflow/backend/kernel_context.hpp"
+#include "symflow/core/value.hpp"
+
+namespace symflow::cpu {
+
+template <class T, class R, class F>
+void unary(KernelContext& ctx, F f) {
+  const Value& in = ctx.input(0);
+  Value& out = ctx.allocate_output(0, dtype_v<R>, in.dims());
+  const T* x = in.data<T>();
+  R* y = out.data<R>();
+  const std::int64_t n = in.size();
+  for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+// Element strides of `dims` seen through broadcasting to `out_dims` (0 on
+// broadcast axes).
+inline std::vector<std::int64_t> broadcast_strides(const Dims& dims, const Dims& out_dims) {
+  std::vector<std::int64_t> strides(out_dims.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    std::size_t axis = dims.size() - 1 - k;
+    std::size_t out_axis = out_dims.size() - 1 - k;
+    strides[out_axis] = dims[axis] == 1 ? 0 : stride;
+    stride *= dims[axis];
+  }
+  return strides;
+}
+
+template <class T, class R, class F>
+void binary(KernelContext& ctx, F f) {
+  const Value& a = ctx.input(0);
+  const Value& b = ctx.input(1);
+  auto out_dims = broadcast_dims(a.dims(), b.dims());
+  if (!out_dims)
+    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
+             dims_to_string(b.dims()));
+  Value& out = ctx.allocate_output(0, dtype_v<R>, *out_dims);
+  const T* x = a.data<T>();
+  const T* y = b.data<T>();
+  R* z = out.data<R>();
+  const std::int64_t n = out.size();
+  if (a.size() == n && b.size() == n) {
+    for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
+  } else if (b.size() == 1 && a.size() == n) {
+    const T s = y[0];
+    for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], s);
+  } else if (a.size() == 1 && b.size() == n) {
+    const T s = x[0];
+    for (std::int64_t i = 0; i < n; ++i) z[i] = f(s, y[i]);
+  } else if (n > 0) {
+    // General case: walk the output in row-major order, innermost axis in a tight loop.
+    const Dims& od = *out_dims;
+    const std::size_t rank = od.size();
+    auto sa = broadcast_strides(a.dims(), od);
+    auto sb = broadcast_strides(b.dims(), od);
+    std::vector<std::int64_t> index(rank, 0);
+    const std::int64_t inner = od[rank - 1];
+    const std::int64_t ia = sa[rank - 1], ib = sb[rank - 1];
+    std::int64_t oa = 0, ob = 0;
+    for (std::int64_t base = 0; base < n; base += inner) {
+      for (std::int64_t i = 0; i < inner; ++i) z[base + i] = f(x[oa + i * ia], y[ob + i * ib]);
+      for (std::size_t axis = rank - 1; axis-- > 0;) {
+        oa += sa[axis];
+        ob += sb[axis];
+        if (++index[axis] < od[axis]) break;
+        oa -= sa[axis] * od[axis];
+        ob -= sb[axis] * od[axis];
+        index[axis] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace symflow::cpu

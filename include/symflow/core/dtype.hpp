@@ -1,0 +1,173 @@
+#pragma once
+// Element types. The enumerators use TensorFlow's Python names (tf.float32); the
+// GraphDef names (DT_FLOAT) and the names in run-time messages ("float") are
+// derived from them.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "symflow/core/errors.hpp"
+
+namespace symflow {
+
+enum class DType : std::uint8_t { invalid, float32, float64, int32, int64, uint8, bool_ };
+
+inline constexpr DType float32 = DType::float32;
+inline constexpr DType float64 = DType::float64;
+inline constexpr DType int32 = DType::int32;
+inline constexpr DType int64 = DType::int64;
+inline constexpr DType uint8 = DType::uint8;
+inline constexpr DType bool_ = DType::bool_;
+
+// The C++ element type of each DType, and back.
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<float> : std::integral_constant<DType, DType::float32> {};
+template <>
+struct dtype_of<double> : std::integral_constant<DType, DType::float64> {};
+template <>
+struct dtype_of<std::int32_t> : std::integral_constant<DType, DType::int32> {};
+template <>
+struct dtype_of<std::int64_t> : std::integral_constant<DType, DType::int64> {};
+template <>
+struct dtype_of<std::uint8_t> : std::integral_constant<DType, DType::uint8> {};
+template <>
+struct dtype_of<bool> : std::integral_constant<DType, DType::bool_> {};
+
+template <class T>
+concept Element = requires {
+  dtype_of<std::remove_cv_t<T>>::value;
+};
+
+template <Element T>
+inline constexpr DType dtype_v = dtype_of<std::remove_cv_t<T>>::value;
+
+// Python name: "float32".
+constexpr std::string_view dtype_name(DType d) {
+  switch (d) {
+    case DType::float32:
+      return "float32";
+    case DType::float64:
+      return "float64";
+    case DType::int32:
+      return "int32";
+    case DType::int64:
+      return "int64";
+    case DType::uint8:
+      return "uint8";
+    case DType::bool_:
+      return "bool";
+    case DType::invalid:
+      break;
+  }
+  return "invalid";
+}
+
+// GraphDef enum name: "DT_FLOAT".
+constexpr std::string_view dtype_enum_name(DType d) {
+  switch (d) {
+    case DType::float32:
+      return "DT_FLOAT";
+    case DType::float64:
+      return "DT_DOUBLE";
+    case DType::int32:
+      return "DT_INT32";
+    case DType::int64:
+      return "DT_INT64";
+    case DType::uint8:
+      return "DT_UINT8";
+    case DType::bool_:
+      return "DT_BOOL";
+    case DType::invalid:
+      break;
+  }
+  return "DT_INVALID";
+}
+
+// The runtime's name, used in its error messages (DataTypeString): "float".
+constexpr std::string_view dtype_runtime_name(DType d) {
+  switch (d) {
+    case DType::float32:
+      return "float";
+    case DType::float64:
+      return "double";
+    case DType::int32:
+      return "int32";
+    case DType::int64:
+      return "int64";
+    case DType::uint8:
+      return "uint8";
+    case DType::bool_:
+      return "bool";
+    case DType::invalid:
+      break;
+  }
+  return "INVALID";
+}
+
+constexpr std::size_t dtype_size(DType d) {
+  switch (d) {
+    case DType::float32:
+      return 4;
+    case DType::float64:
+      return 8;
+    case DType::int32:
+      return 4;
+    case DType::int64:
+      return 8;
+    case DType::uint8:
+      return 1;
+    case DType::bool_:
+      return 1;
+    case DType::invalid:
+      break;
+  }
+  return 0;
+}
+
+constexpr bool is_floating(DType d) { return d == DType::float32 || d == DType::float64; }
+constexpr bool is_integer(DType d) {
+  return d == DType::int32 || d == DType::int64 || d == DType::uint8;
+}
+
+inline DType dtype_from_enum_name(std::string_view name) {
+  for (DType d :
+       {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bool_}) {
+    if (dtype_enum_name(d) == name) return d;
+  }
+  throw ValueError("Unknown data type '" + std::string(name) +
+                   "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_BOOL");
+}
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<T>{}) with the C++ type of d: the one place a DType becomes a type.
+template <class F>
+decltype(auto) visit_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::float32:
+      return f(type_tag<float>{});
+    case DType::float64:
+      return f(type_tag<double>{});
+    case DType::int32:
+      return f(type_tag<std::int32_t>{});
+    case DType::int64:
+      return f(type_tag<std::int64_t>{});
+    case DType::uint8:
+      return f(type_tag<std::uint8_t>{});
+    case DType::bool_:
+      return f(type_tag<bool>{});
+    case DType::invalid:
+      break;
+  }
+  throw TypeError("Invalid dtype: expected one of float32, float64, int32, int64, uint8, bool");
+}
+
+}  // namespace symflow

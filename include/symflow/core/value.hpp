@@ -1,0 +1,274 @@
+#pragma once
+// Value: a dense host tensor (dtype + concrete dims + a shared, 64-byte aligned
+// buffer). It is what feeds are made of and what Session::run returns. Copies share
+// the buffer, like TensorFlow's C++ Tensor; clone() makes a deep copy.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+
+namespace symflow {
+
+namespace detail {
+
+inline std::shared_ptr<void> allocate_aligned(std::size_t bytes) {
+  constexpr std::align_val_t alignment{64};
+  void* p = ::operator new(std::max<std::size_t>(bytes, 1), alignment);
+  std::memset(p, 0, bytes);
+  return std::shared_ptr<void>(p, [](void* q) { ::operator delete (q, std::align_val_t{64}); });
+}
+
+template <class T>
+struct is_initializer_list : std::false_type {};
+template <class T>
+struct is_initializer_list<std::initializer_list<T>> : std::true_type {};
+
+// Shape and row-major elements of a nested initializer list of any depth.
+template <class T, class Item>
+void flatten_into(std::initializer_list<Item> list, std::size_t depth, Dims& dims,
+                  std::vector<T>& out) {
+  if (dims.size() <= depth) dims.push_back(static_cast<std::int64_t>(list.size()));
+  if (dims[depth] != static_cast<std::int64_t>(list.size()))
+    throw ValueError("Nested list is ragged: expected " + std::to_string(dims[depth]) +
+                     " elements at depth " + std::to_string(depth) + ", got " +
+                     std::to_string(list.size()));
+  if constexpr (is_initializer_list<Item>::value) {
+    for (auto inner : list) flatten_into(inner, depth + 1, dims, out);
+  } else {
+    out.insert(out.end(), list.begin(), list.end());
+  }
+}
+
+}  // namespace detail
+
+class Value {
+ public:
+  // An empty value: what run() returns for a fetched operation (Python's None).
+  Value() = default;
+
+  // Zero-filled value of the given type and dims.
+  Value(DType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
+    if (dtype_ == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
+    check_dims(dims_);
+    owner_ = detail::allocate_aligned(nbytes());
+    data_ = owner_.get();
+  }
+
+  // Copies share the buffer; a moved-from value is empty (is_none()), never dangling.
+  Value(const Value&) = default;
+  Value& operator=(const Value&) = default;
+  Value(Value&& other) noexcept
+      : dtype_(std::exchange(other.dtype_, DType::invalid)),
+        dims_(std::exchange(other.dims_, {})),
+        data_(std::exchange(other.data_, nullptr)),
+        owner_(std::move(other.owner_)) {}
+  Value& operator=(Value&& other) noexcept {
+    if (this != &other) {
+      dtype_ = std::exchange(other.dtype_, DType::invalid);
+      dims_ = std::exchange(other.dims_, {});
+      data_ = std::exchange(other.data_, nullptr);
+      owner_ = std::move(other.owner_);
+    }
+    return *this;
+  }
+  ~Value() = default;
+
+  // A scalar.
+  template <Element T>
+  Value(T scalar) : Value(dtype_v<T>, Dims{}) {  // NOLINT: implicit, like a Python literal
+    *static_cast<T*>(data_) = scalar;
+  }
+
+  // Nested lists: {1, 2}, {{1, 2}, {3, 4}}, ... (ragged lists are a ValueError).
+  template <Element T>
+  Value(std::initializer_list<T> list) {
+    init_from_list(list);
+  }
+  template <Element T>
+  Value(std::initializer_list<std::initializer_list<T>> list) {
+    init_from_list(list);
+  }
+  template <Element T>
+  Value(std::initializer_list<std::initializer_list<std::initializer_list<T>>> list) {
+    init_from_list(list);
+  }
+
+  // Copies `elements` (row-major) into a new value of the given dims.
+  template <Element T>
+  static Value from_vector(const std::vector<T>& elements, Dims dims) {
+    if (static_cast<std::int64_t>(elements.size()) != num_elements(dims))
+      throw ValueError("Cannot make a value of shape " + dims_to_string(dims) + " from " +
+                       std::to_string(elements.size()) + " elements");
+    Value v(dtype_v<T>, std::move(dims));
+    std::copy(elements.begin(), elements.end(), v.data<T>());
+    return v;
+  }
+
+  // Wraps memory kept alive by `owner` (no copy). The caller guarantees the layout.
+  static Value wrap(DType dtype, Dims dims, void* data, std::shared_ptr<void> owner) {
+    if (dtype == DType::invalid) throw TypeError("Cannot wrap a buffer as dtype invalid");
+    check_dims(dims);
+    Value v;
+    v.dtype_ = dtype;
+    v.dims_ = std::move(dims);
+    v.data_ = data;
+    v.owner_ = std::move(owner);
+    return v;
+  }
+
+  // A value of `dims` with every element equal to `fill`.
+  template <Element T>
+  static Value filled(Dims dims, T fill) {
+    Value v(dtype_v<T>, std::move(dims));
+    std::fill_n(v.data<T>(), v.size(), fill);
+    return v;
+  }
+
+  bool is_none() const { return dtype_ == DType::invalid; }
+  DType dtype() const { return dtype_; }
+  const Dims& dims() const { return dims_; }
+  Shape shape() const { return Shape(dims_); }
+  int rank() const { return static_cast<int>(dims_.size()); }
+  std::int64_t size() const { return is_none() ? 0 : num_elements(dims_); }
+  std::size_t nbytes() const { return static_cast<std::size_t>(size()) * dtype_size(dtype_); }
+
+  void* raw_data() { return data_; }
+  const void* raw_data() const { return data_; }
+
+  template <Element T>
+  T* data() {
+    check_type<T>();
+    return static_cast<T*>(data_);
+  }
+  template <Element T>
+  const T* data() const {
+    check_type<T>();
+    return static_cast<const T*>(data_);
+  }
+  template <Element T>
+  std::span<T> flat() {
+    return {data<T>(), static_cast<std::size_t>(size())};
+  }
+  template <Element T>
+  std::span<const T> flat() const {
+    return {data<T>(), static_cast<std::size_t>(size())};
+  }
+  template <Element T>
+  std::vector<T> to_vector() const {
+    auto f = flat<T>();
+    return {f.begin(), f.end()};
+  }
+
+  // The one element of a scalar (or single-element) value.
+  template <Element T>
+  T scalar() const {
+    if (size() != 1)
+      throw ValueError("scalar() needs a value with one element, got shape " +
+                       dims_to_string(dims_));
+    return *data<T>();
+  }
+
+  // Element at a row-major multi-index.
+  template <Element T>
+  T at(std::initializer_list<std::int64_t> index) const {
+    if (index.size() != dims_.size())
+      throw ValueError("Index of rank " + std::to_string(index.size()) + " for a value of rank " +
+                       std::to_string(dims_.size()));
+    std::int64_t offset = 0;
+    std::size_t axis = 0;
+    for (auto i : index) {
+      if (i < 0 || i >= dims_[axis])
+        throw ValueError("index " + std::to_string(i) + " is out of bounds for axis " +
+                         std::to_string(axis) + " with size " + std::to_string(dims_[axis]));
+      offset = offset * dims_[axis++] + i;
+    }
+    return data<T>()[offset];
+  }
+
+  // Same buffer, new dims with the same number of elements.
+  Value reshaped(Dims dims) const {
+    check_dims(dims);
+    if (is_none() || num_elements(dims) != size())
+      throw ValueError("Cannot reshape a value of shape " + dims_to_string(dims_) + " to " +
+                       dims_to_string(dims));
+    Value v = *this;
+    v.dims_ = std::move(dims);
+    return v;
+  }
+
+  Value clone() const {
+    if (is_none()) return {};
+    Value v(dtype_, dims_);
+    if (nbytes()) std::memcpy(v.data_, data_, nbytes());
+    return v;
+  }
+
+  // How many owners the buffer has (this value included); 0 for None.
+  long buffer_owners() const { return owner_.use_count(); }
+
+  // True when both values have elements at the same address (copies and reshapes of one value).
+  bool shares_buffer_with(const Value& other) const {
+    return data_ != nullptr && data_ == other.data_;
+  }
+
+  // Same dtype, dims and bytes: NaN equals a NaN with the same bits, -0.0 differs from 0.0.
+  friend bool operator==(const Value& a, const Value& b) {
+    if (a.dtype_ != b.dtype_ || a.dims_ != b.dims_) return false;
+    if (a.is_none()) return true;
+    return std::memcmp(a.data_, b.data_, a.nbytes()) == 0;
+  }
+
+ private:
+  static void check_dims(const Dims& dims) {
+    for (auto d : dims)
+      if (d < 0) throw ValueError("Value dims must be non-negative, got " + dims_to_string(dims));
+  }
+
+  template <class T>
+  void check_type() const {
+    if (dtype_ != dtype_v<T>)
+      throw TypeError("Value holds " + std::string(dtype_name(dtype_)) + ", not " +
+                      std::string(dtype_name(dtype_v<T>)));
+  }
+
+  template <class T>
+  struct list_traits {
+    using element = T;
+    static constexpr std::size_t depth = 0;
+  };
+  template <class T>
+  struct list_traits<std::initializer_list<T>> {
+    using element = typename list_traits<T>::element;
+    static constexpr std::size_t depth = 1 + list_traits<T>::depth;
+  };
+
+  template <class List>
+  void init_from_list(List list) {
+    using T = typename list_traits<List>::element;
+    Dims dims;
+    std::vector<T> elements;
+    detail::flatten_into(list, 0, dims, elements);
+    // An empty outer list still has the list's full rank: {} of depth k is [0, ...].
+    while (dims.size() < list_traits<List>::depth) dims.push_back(0);
+    *this = from_vector(elements, std::move(dims));
+  }
+
+  DType dtype_ = DType::invalid;
+  Dims dims_;
+  void* data_ = nullptr;
+  std::shared_ptr<void> owner_;
+};
+
+}  // namespace symflow

@@ -1,0 +1,130 @@
+#pragma once
+// Everything a Graph owns: nodes, the name table, construction state (name scope,
+// control dependencies, device) and collections. Handles refer to it by id.
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "symflow/core/errors.hpp"
+#include "symflow/graph/node.hpp"
+
+namespace symflow::detail {
+
+// An item of a collection, stored by id so that collections never keep the graph
+// alive (a handle would make a reference cycle).
+using CollectionItem = std::variant<NodeId, TensorRef, std::string, std::int64_t, double>;
+
+// One control_dependencies() context.
+struct ControlFrame {
+  bool clears_outer = false;  // control_dependencies(nullptr)
+  std::vector<NodeId> control_inputs;
+  std::set<std::uint32_t> created;  // ops built inside this context
+};
+
+inline bool is_valid_node_name(std::string_view name) {
+  if (name.empty()) return false;
+  auto ok_first = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.'; };
+  auto ok_rest = [&](char c) {
+    return ok_first(c) || c == '_' || c == '-' || c == '/' || c == '>';
+  };
+  if (!ok_first(name[0])) return false;
+  return std::all_of(name.begin() + 1, name.end(), ok_rest);
+}
+
+inline std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+class GraphState {
+ public:
+  std::vector<Node> nodes;
+  std::unordered_map<std::string, NodeId> by_name;
+  std::string name_stack;  // "conv1/inner", no trailing slash
+  std::vector<ControlFrame> control_frames;
+  std::string device;
+  std::map<std::string, std::vector<CollectionItem>, std::less<>> collections;
+  std::optional<std::int64_t> seed;  // graph-level random seed
+  bool finalized = false;
+
+  const Node& node(NodeId id) const { return nodes.at(id.value); }
+  Node& node(NodeId id) { return nodes.at(id.value); }
+
+  // TensorFlow's Graph.unique_name: prefixes the name scope, then appends _N while
+  // the (case-insensitive) name is taken.
+  std::string unique_name(std::string_view base, bool mark_as_used = true) {
+    std::string name =
+        name_stack.empty() ? std::string(base) : name_stack + "/" + std::string(base);
+    std::string key = to_lower(name);
+    int i = lookup_use(key);
+    if (mark_as_used) names_in_use_[key] = i + 1;
+    if (i > 0) {
+      std::string base_key = key;
+      while (names_in_use_.count(key)) {
+        key = base_key + "_" + std::to_string(i);
+        ++i;
+      }
+      if (mark_as_used) names_in_use_[key] = 1;
+      name += "_" + std::to_string(i - 1);
+    }
+    return name;
+  }
+
+  // The control inputs a new op gets from the enclosing control_dependencies()
+  // contexts, given the ops its data inputs come from.
+  std::vector<NodeId> control_inputs_for(const std::vector<NodeId>& input_ops) const {
+    std::size_t first = 0;
+    for (std::size_t i = control_frames.size(); i-- > 0;)
+      if (control_frames[i].clears_outer) {
+        first = i;
+        break;
+      }
+    std::vector<NodeId> out;
+    for (std::size_t i = first; i < control_frames.size(); ++i) {
+      const ControlFrame& frame = control_frames[i];
+      // An input built inside this context already carries its dependencies.
+      bool dominated = std::any_of(input_ops.begin(), input_ops.end(),
+                                   [&](NodeId op) { return frame.created.count(op.value) > 0; });
+      if (dominated) continue;
+      for (NodeId c : frame.control_inputs)
+        if (std::find(input_ops.begin(), input_ops.end(), c) == input_ops.end() &&
+            std::find(out.begin(), out.end(), c) == out.end())
+          out.push_back(c);
+    }
+    return out;
+  }
+
+  NodeId add_node(Node node) {
+    NodeId id{static_cast<std::uint32_t>(nodes.size())};
+    by_name.emplace(node.name, id);
+    names_in_use_.try_emplace(to_lower(node.name), 1);
+    nodes.push_back(std::move(node));
+    for (auto& frame : control_frames) frame.created.insert(id.value);
+    return id;
+  }
+
+  std::optional<NodeId> find(std::string_view name) const {
+    auto it = by_name.find(std::string(name));
+    if (it == by_name.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  int lookup_use(const std::string& key) const {
+    auto it = names_in_use_.find(key);
+    return it == names_in_use_.end() ? 0 : it->second;
+  }
+
+  std::unordered_map<std::string, int> names_in_use_;
+};
+
+}  // namespace symflow::detail

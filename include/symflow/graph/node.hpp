@@ -1,0 +1,39 @@
+#pragma once
+// The storage behind the handles: nodes addressed by strong integer ids.
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "symflow/core/attr_value.hpp"
+#include "symflow/graph/op_def.hpp"
+
+namespace symflow {
+
+struct NodeId {
+  std::uint32_t value = 0;
+  friend auto operator<=>(NodeId, NodeId) = default;
+};
+
+// One output of one node: an edge's source.
+struct TensorRef {
+  NodeId node;
+  int index = 0;
+  friend auto operator<=>(TensorRef, TensorRef) = default;
+};
+
+namespace detail {
+
+struct Node {
+  std::string name;
+  const OpDef* def = nullptr;
+  std::vector<TensorRef> inputs;
+  std::vector<NodeId> control_inputs;
+  AttrMap attrs;
+  std::string device;
+  std::vector<TensorSpec> outputs;
+};
+
+}  // namespace detail
+}  // namespace symflow

@@ -1,0 +1,52 @@
+#pragma once
+// The descriptor every node points to: its op type's one registry entry. The graph
+// only needs shape inference from it; kernels are looked up by the runtime.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symflow/core/attr_value.hpp"
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+
+namespace symflow {
+
+// The static type of one tensor: what shape inference knows at build time.
+struct TensorSpec {
+  DType dtype = DType::invalid;
+  Shape shape = Shape::unknown();
+};
+
+// What an op's shape function sees: its inputs' specs, its attrs, and the values of
+// inputs that are constants (so Reshape can read its target shape).
+struct InferContext {
+  std::span<const TensorSpec> inputs;
+  const AttrMap& attrs;
+  std::span<const Value* const> constant_inputs;  // nullptr where not a Const
+
+  const Shape& shape(std::size_t i) const { return inputs[i].shape; }
+  DType dtype(std::size_t i) const { return inputs[i].dtype; }
+  const Value* constant(std::size_t i) const { return constant_inputs[i]; }
+  template <class T>
+  const T& attr(std::string_view name) const {
+    return get_attr<T>(attrs, name);
+  }
+};
+
+class KernelContext;  // backend/kernel_context.hpp
+
+using InferFn = std::vector<TensorSpec> (*)(const InferContext&);
+using KernelFn = void (*)(KernelContext&);
+
+struct OpDef {
+  std::string_view type;    // "MatMul": the NodeDef's op
+  int num_inputs = 0;       // -1 when variadic
+  InferFn infer = nullptr;  // build-time shape and dtype inference; throws ValueError
+  KernelFn cpu_kernel = nullptr;
+  bool stateful = false;  // never pruned by common-subexpression work, never folded
+};
+
+}  // namespace symflow

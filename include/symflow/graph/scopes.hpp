@@ -1,0 +1,119 @@
+#pragma once
+// RAII guards over a graph's construction state: the Python `with` blocks of
+// tf.name_scope, tf.control_dependencies and tf.device.
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "symflow/graph/graph.hpp"
+
+namespace symflow {
+
+// Opens a name scope: ops built inside get "name/" in front of their names. A name
+// already in use is uniquified ("conv1_1"); a name ending in '/' re-opens that exact
+// scope; an empty name returns to the root scope.
+class name_scope {
+ public:
+  explicit name_scope(std::string_view name) : name_scope(get_default_graph(), name) {}
+  name_scope(Graph graph, std::string_view name) : graph_(std::move(graph)) { enter(name); }
+  // tf.name_scope(name, default_name, values): the graph of `values`, and
+  // `default_name` when `name` is empty.
+  name_scope(std::string_view name, std::string_view default_name,
+             const std::vector<Output>& values)
+      : graph_(graph_of(values)) {
+    if (name.empty() && default_name.empty())
+      throw ValueError("name_scope needs a name or a default_name");
+    enter(name.empty() ? default_name : name);
+  }
+  ~name_scope() { graph_.state().name_stack = saved_; }
+  name_scope(const name_scope&) = delete;
+  name_scope& operator=(const name_scope&) = delete;
+
+  // The scope's name with its trailing slash ("conv1/"), or "" at the root: pass it
+  // as an op's name to name the op exactly after the scope.
+  const std::string& name() const { return name_; }
+
+ private:
+  void enter(std::string_view name) {
+    auto& s = graph_.state();
+    saved_ = s.name_stack;
+    if (name.empty()) {
+      s.name_stack.clear();
+    } else if (name.back() == '/') {
+      s.name_stack = std::string(name.substr(0, name.size() - 1));
+    } else {
+      if (!detail::is_valid_node_name(name))
+        throw ValueError("'" + std::string(name) + "' is not a valid scope name");
+      s.name_stack = s.unique_name(name);
+    }
+    name_ = s.name_stack.empty() ? "" : s.name_stack + "/";
+  }
+
+  Graph graph_;
+  std::string saved_;
+  std::string name_;
+};
+
+// Ops built inside run only after `deps` (tf.control_dependencies). Passing nullptr
+// clears the dependencies of the enclosing contexts for ops built inside.
+class control_dependencies {
+ public:
+  using Dependency = std::variant<Operation, Output>;
+
+  control_dependencies(std::initializer_list<Dependency> deps)
+      : control_dependencies(std::vector<Dependency>(deps)) {}
+  explicit control_dependencies(const std::vector<Operation>& ops)
+      : control_dependencies(std::vector<Dependency>(ops.begin(), ops.end())) {}
+  explicit control_dependencies(const std::vector<Dependency>& deps) : graph_(graph_for(deps)) {
+    detail::ControlFrame frame;
+    for (const auto& d : deps) {
+      Operation op =
+          std::holds_alternative<Operation>(d) ? std::get<Operation>(d) : std::get<Output>(d).op();
+      if (op.graph_state() != graph_.state_ptr())
+        throw ValueError("control_dependencies: " + op.name() + " is from another graph");
+      frame.control_inputs.push_back(op.id());
+    }
+    graph_.state().control_frames.push_back(std::move(frame));
+  }
+  explicit control_dependencies(std::nullptr_t)
+      : control_dependencies(get_default_graph(), nullptr) {}
+  control_dependencies(Graph graph, std::nullptr_t) : graph_(std::move(graph)) {
+    detail::ControlFrame frame;
+    frame.clears_outer = true;
+    graph_.state().control_frames.push_back(std::move(frame));
+  }
+  ~control_dependencies() { graph_.state().control_frames.pop_back(); }
+  control_dependencies(const control_dependencies&) = delete;
+  control_dependencies& operator=(const control_dependencies&) = delete;
+
+ private:
+  static Graph graph_for(const std::vector<Dependency>& deps) {
+    for (const auto& d : deps)
+      return Graph(std::holds_alternative<Operation>(d) ? std::get<Operation>(d).graph_state()
+                                                        : std::get<Output>(d).op().graph_state());
+    return get_default_graph();
+  }
+
+  Graph graph_;
+};
+
+// Records a device on the ops built inside (tf.device): "/cpu:0", "/device:GPU:0".
+class device {
+ public:
+  explicit device(std::string_view name) : device(get_default_graph(), name) {}
+  device(Graph graph, std::string_view name) : graph_(std::move(graph)) {
+    saved_ = graph_.state().device;
+    graph_.state().device = std::string(name);
+  }
+  ~device() { graph_.state().device = saved_; }
+  device(const device&) = delete;
+  device& operator=(const device&) = delete;
+
+ private:
+  Graph graph_;
+  std::string saved_;
+};
+
+}  // namespace symflow

@@ -1,0 +1,94 @@
+#pragma once
+// Const: a value stored in the graph (tf.constant).
+
+#include <initializer_list>
+#include <string_view>
+
+#include "symflow/backend/kernel_context.hpp"
+#include "symflow/graph/graph.hpp"
+
+namespace symflow {
+
+namespace detail {
+
+inline std::vector<TensorSpec> infer_const(const InferContext& c) {
+  const Value& v = c.attr<Value>("value");
+  if (c.attr<DType>("dtype") != v.dtype())
+    throw TypeError("Const dtype attr does not match its value's dtype");
+  return {{v.dtype(), v.shape()}};
+}
+
+inline void const_kernel(KernelContext& ctx) { ctx.set_output(0, ctx.attr<Value>("value")); }
+
+inline constexpr OpDef kConstOp{
+    .type = "Const", .num_inputs = 0, .infer = infer_const, .cpu_kernel = const_kernel};
+
+inline Operation make_const(Graph& g, Value v, std::string_view name) {
+  DType dtype = v.dtype();
+  return g.create_op(kConstOp, {}, AttrMap{{"dtype", dtype}, {"value", std::move(v)}}, name);
+}
+
+// `values` repeated to fill `shape`: the last element fills the rest, as TF1 does.
+inline Value fill_to_shape(const Value& values, const Shape& shape) {
+  if (!shape.is_fully_defined())
+    throw ValueError("constant() needs a fully defined shape, got " + shape.to_string());
+  std::int64_t n = shape.num_elements();
+  if (n == 0) return Value(values.dtype(), shape.dims());  // TF ignores the values then
+  if (values.size() > n)
+    throw ValueError("Too many elements provided. Needed at most " + std::to_string(n) +
+                     ", but received " + std::to_string(values.size()));
+  if (values.size() == 0 && n > 0)
+    throw ValueError("constant() needs at least one element to fill shape " + shape.to_string());
+  Value out(values.dtype(), shape.dims());
+  std::size_t elem = dtype_size(values.dtype());
+  auto* dst = static_cast<std::byte*>(out.raw_data());
+  const auto* src = static_cast<const std::byte*>(values.raw_data());
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t from = std::min(i, values.size() - 1);
+    std::memcpy(dst + static_cast<std::size_t>(i) * elem,
+                src + static_cast<std::size_t>(from) * elem, elem);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// tf.constant(value): any Value.
+inline Output constant(const Value& value, std::string_view name = {}) {
+  Graph g = get_default_graph();
+  return detail::make_const(g, value, name.empty() ? "Const" : name).output(0);
+}
+// tf.constant(value, shape=shape): the value (a scalar or a list) fills the shape.
+inline Output constant(const Value& value, const Shape& shape, std::string_view name = {}) {
+  return constant(detail::fill_to_shape(value, shape), name);
+}
+
+template <Element T>
+Tensor<T> constant(T value, std::string_view name = {}) {
+  return Tensor<T>(constant(Value(value), name));
+}
+template <Element T>
+Tensor<T> constant(std::initializer_list<T> values, std::string_view name = {}) {
+  return Tensor<T>(constant(Value(values), name));
+}
+template <Element T>
+Tensor<T> constant(std::initializer_list<std::initializer_list<T>> values,
+                   std::string_view name = {}) {
+  return Tensor<T>(constant(Value(values), name));
+}
+template <Element T>
+Tensor<T> constant(std::initializer_list<std::initializer_list<std::initializer_list<T>>> values,
+                   std::string_view name = {}) {
+  return Tensor<T>(constant(Value(values), name));
+}
+template <Element T>
+Tensor<T> constant(T value, const Shape& shape, std::string_view name = {}) {
+  return Tensor<T>(constant(Value(value), shape, name));
+}
+template <Element T>
+Tensor<T> constant(std::initializer_list<T> values, const Shape& shape,
+                   std::string_view name = {}) {
+  return Tensor<T>(constant(Value(values), shape, name));
+}
+
+}  // namespace symflow

@@ -1,0 +1,30 @@
+#pragma once
+// NoOp and group: operations that exist for their control edges.
+
+#include <string_view>
+#include <vector>
+
+#include "symflow/ops/op_builder.hpp"
+
+namespace symflow {
+
+namespace detail {
+inline std::vector<TensorSpec> infer_nothing(const InferContext&) { return {}; }
+inline void no_op_kernel(KernelContext&) {}
+inline constexpr OpDef kNoOp{
+    .type = "NoOp", .num_inputs = 0, .infer = infer_nothing, .cpu_kernel = no_op_kernel};
+}  // namespace detail
+
+// tf.no_op(): does nothing; runs after its control inputs.
+inline Operation no_op(std::string_view name = {},
+                       const std::vector<Operation>& control_inputs = {}) {
+  Graph g = control_inputs.empty() ? get_default_graph() : control_inputs.front().graph();
+  return g.create_op(detail::kNoOp, {}, {}, name.empty() ? "NoOp" : name, control_inputs);
+}
+
+// tf.group(*inputs): a NoOp ("group_deps") that runs after all of `inputs`.
+inline Operation group(const std::vector<Operation>& inputs, std::string_view name = {}) {
+  return no_op(name.empty() ? "group_deps" : name, inputs);
+}
+
+}  // namespace symflow

@@ -1,0 +1,22 @@
+#pragma once
+// symflow: TensorFlow 1.x graph mode for C++. Include this one header.
+
+#include "symflow/core/attr_value.hpp"
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/eigen_interop.hpp"
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+#include "symflow/core/value_print.hpp"
+#include "symflow/core/xtensor_interop.hpp"
+#include "symflow/graph/collections.hpp"
+#include "symflow/graph/feed.hpp"
+#include "symflow/graph/graph.hpp"
+#include "symflow/graph/scopes.hpp"
+#include "symflow/graph/tensor.hpp"
+#include "symflow/io/graph_def_text.hpp"
+#include "symflow/ops/operators.hpp"
+#include "symflow/ops/registry.hpp"
+#include "symflow/runtime/session.hpp"
+#include "symflow/variables/initializers.hpp"
+#include "symflow/version.hpp"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install symflow's build dependencies on Debian 12 (bookworm). Idempotent and quiet when
+# everything is already there; apt-get runs only when a package is missing.
+set -euo pipefail
+
+packages=(
+  build-essential
+  cmake
+  libeigen3-dev
+  xtensor-dev
+  xtl-dev
+  libxsimd-dev
+  nlohmann-json3-dev
+  doctest-dev
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: dpkg-query not found; this script supports Debian/Ubuntu only." >&2
+  echo "install-deps: needed: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or: sudo apt-get install -y --no-install-recommends ${missing[*]})" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+apt-get update
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,101 @@
+// The op vocabulary: kAllOps lists every op once, each entry complete, and every node the
+// op functions build points at its registered entry.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <symflow/symflow.hpp>
+
+using namespace symflow;
+
+// Compile-time: the registry is a constant table that find_op_def can search.
+static_assert(kAllOps.size() == 27);
+static_assert(find_op_def("MatMul") == &detail::kMatMulOp);
+static_assert(find_op_def("Softmax") == &detail::kSoftmaxOp);
+static_assert(find_op_def("NoSuchOp") == nullptr);
+
+TEST_CASE("ops/registry: every entry is complete and its type is unique") {
+  std::set<std::string_view> types;
+  for (const OpDef* def : kAllOps) {
+    REQUIRE(def != nullptr);
+    CAPTURE(def->type);
+    CHECK_FALSE(def->type.empty());
+    CHECK(static_cast<bool>(def->infer));
+    CHECK(static_cast<bool>(def->cpu_kernel));
+    CHECK(def->num_inputs >= -1);
+    CHECK(types.insert(def->type).second);
+  }
+  CHECK(types.size() == kAllOps.size());
+  CHECK(types == std::set<std::string_view>{
+                     "Const", "Placeholder", "Identity", "Reshape", "Fill", "NoOp",    "Add",
+                     "Sub",   "Mul",         "RealDiv",  "Div",     "Pow",  "Maximum", "Minimum",
+                     "Neg",   "Square",      "Abs",      "Sqrt",    "Exp",  "Log",     "MatMul",
+                     "Sum",   "Mean",        "Max",      "Min",     "Cast", "Softmax"});
+}
+
+TEST_CASE("ops/registry: find_op_def finds each entry and nothing else") {
+  for (const OpDef* def : kAllOps) {
+    CAPTURE(def->type);
+    CHECK(find_op_def(def->type) == def);
+    CHECK(find_op_def(std::string(def->type)) == def);
+  }
+  CHECK(find_op_def("NoSuchOp") == nullptr);
+  CHECK(find_op_def("") == nullptr);
+  CHECK(find_op_def("matmul") == nullptr);  // types are case-sensitive
+  CHECK(find_op_def("AddV2") == nullptr);
+  CHECK(find_op_def("Add ") == nullptr);
+}
+
+TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
+  Graph g;
+  auto guard = g.as_default();
+  auto x = constant<float>({{1, 2}, {3, 4}});
+  auto i = constant<std::int32_t>({1, 2});
+  Output p = placeholder(DType::float32);
+  (void)identity(x);
+  (void)reshape(x, {-1});
+  (void)fill(Shape{2}, Value(1.0f));
+  (void)zeros(Shape{10, 100});
+  (void)no_op();
+  (void)group({p.op()});
+  (void)add(x, x);
+  (void)subtract(x, x);
+  (void)multiply(x, x);
+  (void)divide(x, x);
+  (void)divide(i, i);
+  (void)pow(x, x);
+  (void)maximum(x, x);
+  (void)minimum(x, x);
+  (void)negative(x);
+  (void)square(x);
+  (void)abs(x);
+  (void)sqrt(x);
+  (void)exp(x);
+  (void)log(x);
+  (void)matmul(x, x);
+  (void)reduce_sum(x);
+  (void)reduce_mean(x, 0);
+  (void)reduce_max(x, 1);
+  (void)reduce_min(x, {0, 1});
+  (void)cast(x, DType::int32);
+  (void)nn::softmax(x);
+
+  std::set<std::string> built;
+  for (const Operation& op : g.get_operations()) {
+    CAPTURE(op.name());
+    const OpDef* def = find_op_def(op.type());
+    REQUIRE(def != nullptr);
+    CHECK(&op.op_def() == def);
+    built.insert(op.type());
+  }
+  // Every registered op has a builder that was exercised above.
+  for (const OpDef* def : kAllOps) {
+    CAPTURE(def->type);
+    CHECK(built.count(std::string(def->type)) == 1);
+  }
+}

@@ -1,0 +1,4 @@
+// Precompiled for the test executable: the library and doctest.
+#include <doctest/doctest.h>
+
+#include <symflow/symflow.hpp>
