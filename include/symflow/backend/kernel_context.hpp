@@ -1,11 +1,16 @@
 #pragma once
 // What a kernel sees: its input buffers, its node's attrs and name (for messages),
-// and its output slots. Kernels never see the graph.
+// its output slots, the session's variables and its own state kept across runs.
+// Kernels never see the graph.
 
 #include <span>
 #include <string>
 #include <string_view>
 
+#include <memory>
+#include <vector>
+
+#include "symflow/backend/variable_store.hpp"
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/errors.hpp"
 #include "symflow/core/value.hpp"
@@ -17,6 +22,53 @@ class KernelContext {
   KernelContext(const std::string& node_name, const AttrMap& attrs, std::span<const Value> inputs,
                 std::span<Value> outputs)
       : node_name_(node_name), attrs_(attrs), inputs_(inputs), outputs_(outputs) {}
+
+  // What stateful kernels need besides buffers; without it they fail cleanly.
+  struct Session {
+    VariableStore* variables = nullptr;
+    std::shared_ptr<void>* state = nullptr;                     // this node's state in the session
+    std::span<const std::shared_ptr<VariableSlot>> ref_inputs;  // null where not a reference
+    std::span<std::shared_ptr<VariableSlot>> ref_outputs;
+  };
+  KernelContext(const std::string& node_name, const AttrMap& attrs, std::span<const Value> inputs,
+                std::span<Value> outputs, Session session)
+      : node_name_(node_name),
+        attrs_(attrs),
+        inputs_(inputs),
+        outputs_(outputs),
+        session_(session) {}
+
+  // The session's variables (VariableV2 finds its slot here).
+  VariableStore& variables() const {
+    if (!session_.variables) throw InternalError("No variable store in this context", node_name_);
+    return *session_.variables;
+  }
+  // The variable behind reference input i (for ops that write through it).
+  VariableSlot& ref_input(std::size_t i) const {
+    if (i >= session_.ref_inputs.size() || !session_.ref_inputs[i])
+      throw InvalidArgumentError("Input " + std::to_string(i) + " must be a variable reference",
+                                 node_name_);
+    return *session_.ref_inputs[i];
+  }
+  // Output `output` is the variable of reference input `input` (Assign's output).
+  void forward_ref(std::size_t input, std::size_t output) {
+    ref_input(input);
+    set_ref_output(output, session_.ref_inputs[input]);
+  }
+  // Output i is a reference to `slot` (VariableV2).
+  void set_ref_output(std::size_t i, std::shared_ptr<VariableSlot> slot) {
+    if (i >= session_.ref_outputs.size())
+      throw InternalError("Output " + std::to_string(i) + " cannot be a reference", node_name_);
+    session_.ref_outputs[i] = std::move(slot);
+  }
+  // State this node keeps from one run to the next of one session, made by `make`
+  // on first use (a random op's generator).
+  template <class T, class Make>
+  T& state(Make make) {
+    if (!session_.state) throw InternalError("No kernel state in this context", node_name_);
+    if (!*session_.state) *session_.state = std::make_shared<T>(make());
+    return *static_cast<T*>(session_.state->get());
+  }
 
   const std::string& node_name() const { return node_name_; }
   std::size_t num_inputs() const { return inputs_.size(); }
@@ -41,6 +93,7 @@ class KernelContext {
   const AttrMap& attrs_;
   std::span<const Value> inputs_;
   std::span<Value> outputs_;
+  Session session_;
 };
 
 }  // namespace symflow

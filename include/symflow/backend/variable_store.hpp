@@ -22,6 +22,12 @@ struct VariableSlot {
 
 class VariableStore {
  public:
+  // Where a variable lives: its container, and its shared_name or else its node name.
+  static std::string key(const std::string& container, const std::string& shared_name,
+                         const std::string& node_name) {
+    return container + "/" + (shared_name.empty() ? node_name : shared_name);
+  }
+
   // The slot for `key` (container/shared_name, or the node name), created empty.
   std::shared_ptr<VariableSlot> slot(const std::string& key, const std::string& node_name) {
     std::lock_guard lock(mutex_);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <new>
 #include <span>
@@ -215,6 +216,11 @@ class Value {
     return v;
   }
 
+  // The same elements converted to `dtype` (NumPy's astype); shares the buffer
+  // when the type already matches. Out-of-range floats become the integer type's
+  // lowest value, as TensorFlow's x86 casts give.
+  Value astype(DType dtype) const;
+
   // How many owners the buffer has (this value included); 0 for None.
   long buffer_owners() const { return owner_.use_count(); }
 
@@ -270,5 +276,31 @@ class Value {
   void* data_ = nullptr;
   std::shared_ptr<void> owner_;
 };
+
+inline Value Value::astype(DType dtype) const {
+  if (dtype == dtype_ || is_none()) return *this;
+  Value out(dtype, dims_);
+  visit_dtype(dtype_, [&](auto from) {
+    using S = typename decltype(from)::type;
+    visit_dtype(dtype, [&](auto to) {
+      using D = typename decltype(to)::type;
+      const S* in = data<S>();
+      D* o = out.data<D>();
+      for (std::int64_t i = 0; i < size(); ++i) {
+        if constexpr (std::is_same_v<D, bool>) {
+          o[i] = in[i] != S{0};
+        } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+          constexpr double lo = static_cast<double>(std::numeric_limits<D>::lowest());
+          constexpr double hi = static_cast<double>(std::numeric_limits<D>::max());
+          double x = static_cast<double>(in[i]);
+          o[i] = (x >= lo && x < hi) ? static_cast<D>(x) : std::numeric_limits<D>::lowest();
+        } else {
+          o[i] = static_cast<D>(in[i]);
+        }
+      }
+    });
+  });
+  return out;
+}
 
 }  // namespace symflow

@@ -2,6 +2,7 @@
 // Feeds and fetches: what Session::run takes. A feed names a tensor (by handle or
 // by "node:0") and the value that replaces it for one run.
 
+#include <concepts>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -38,8 +39,9 @@ struct Fetch {
   std::variant<Output, Operation, std::string> target;
 
   Fetch(Output t) : target(std::move(t)) {}  // NOLINT: implicit on purpose
-  template <Element T>
-  Fetch(const Tensor<T>& t) : target(Output(t)) {}        // NOLINT
+  template <class T>
+  requires(std::convertible_to<T, Output> && !std::same_as<T, Output>) Fetch(const T& t)
+      : target(static_cast<Output>(t)) {}                 // NOLINT: Tensor<T>, Variable
   Fetch(Operation op) : target(std::move(op)) {}          // NOLINT
   Fetch(std::string name) : target(std::move(name)) {}    // NOLINT
   Fetch(const char* name) : target(std::string(name)) {}  // NOLINT

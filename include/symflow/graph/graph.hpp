@@ -62,6 +62,8 @@ class Graph {
       node.inputs.push_back(in.ref());
       const detail::Node& src = s.node(in.op().id());
       specs.push_back(src.outputs.at(static_cast<std::size_t>(in.index())));
+      // Only an op that writes through a reference sees one; others read a value.
+      if (!def.takes_ref(specs.size() - 1)) specs.back().is_ref = false;
       constants.push_back(
           src.def->type == "Const" ? &std::get<Value>(src.attrs.find("value")->second) : nullptr);
       input_ops.push_back(in.op().id());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,6 +46,11 @@ inline std::string to_lower(std::string_view s) {
   return out;
 }
 
+// The variable scopes of a graph (the current tf.variable_scope, the scope-name counts
+// and the store of the variables get_variable made): defined by
+// variables/variable_scope.hpp, which creates it on first use.
+struct VariableScopeState;
+
 class GraphState {
  public:
   std::vector<Node> nodes;
@@ -55,6 +61,7 @@ class GraphState {
   std::map<std::string, std::vector<CollectionItem>, std::less<>> collections;
   std::optional<std::int64_t> seed;  // graph-level random seed
   bool finalized = false;
+  std::shared_ptr<VariableScopeState> variable_scopes;  // see VariableScopeState
 
   const Node& node(NodeId id) const { return nodes.at(id.value); }
   Node& node(NodeId id) { return nodes.at(id.value); }

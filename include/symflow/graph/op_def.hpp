@@ -2,6 +2,7 @@
 // The descriptor every node points to: its op type's one registry entry. The graph
 // only needs shape inference from it; kernels are looked up by the runtime.
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@ namespace symflow {
 struct TensorSpec {
   DType dtype = DType::invalid;
   Shape shape = Shape::unknown();
+  // A reference to a variable's state (TensorFlow's float32_ref): consumers read
+  // the variable's value when they run, or write it when they take it by reference.
+  bool is_ref = false;
 };
 
 // What an op's shape function sees: its inputs' specs, its attrs, and the values of
@@ -47,6 +51,16 @@ struct OpDef {
   InferFn infer = nullptr;  // build-time shape and dtype inference; throws ValueError
   KernelFn cpu_kernel = nullptr;
   bool stateful = false;  // never pruned by common-subexpression work, never folded
+  // Bit i set: input i must be a reference, and the kernel gets the variable itself
+  // (Assign writes through it) instead of a snapshot of its value.
+  std::uint32_t ref_inputs = 0;
+  // Output 0 aliases input 0 when that is a reference (Identity: "X/read"), so its
+  // consumers read the variable when they run, as TensorFlow's aliasing buffers do.
+  bool forwards_ref = false;
+
+  constexpr bool takes_ref(std::size_t input) const {
+    return input < 32 && ((ref_inputs >> input) & 1u) != 0;
+  }
 };
 
 }  // namespace symflow

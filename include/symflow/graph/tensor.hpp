@@ -32,6 +32,8 @@ class Output {
   Graph graph() const;
   std::string name() const { return op_.name() + ":" + std::to_string(index_); }
   DType dtype() const { return spec().dtype; }
+  // A reference to a variable's state (dtype printed as "float32_ref").
+  bool is_ref() const { return spec().is_ref; }
   const Shape& get_shape() const { return spec().shape; }
   const Shape& shape() const { return spec().shape; }
   // Refines the static shape; ValueError when `shape` contradicts what is known.
@@ -79,9 +81,12 @@ class Output {
 };
 
 // TensorFlow's repr: Tensor("Const:0", shape=(), dtype=float32)
+inline std::string dtype_repr(const Output& t) {
+  return std::string(dtype_name(t.dtype())) + (t.is_ref() ? "_ref" : "");
+}
 inline std::string to_string(const Output& t) {
   return "Tensor(\"" + t.name() + "\", shape=" + t.get_shape().to_string() +
-         ", dtype=" + std::string(dtype_name(t.dtype())) + ")";
+         ", dtype=" + dtype_repr(t) + ")";
 }
 inline std::ostream& operator<<(std::ostream& os, const Output& t) { return os << to_string(t); }
 
@@ -89,7 +94,7 @@ inline std::ostream& operator<<(std::ostream& os, const Output& t) { return os <
 // <tf.Tensor 'Const:0' shape=() dtype=float32>
 inline std::string repr(const Output& t) {
   return "<tf.Tensor '" + t.name() + "' shape=" + t.get_shape().to_string() +
-         " dtype=" + std::string(dtype_name(t.dtype())) + ">";
+         " dtype=" + dtype_repr(t) + ">";
 }
 
 template <Element T>

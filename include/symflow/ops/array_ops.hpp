@@ -31,8 +31,11 @@ inline constexpr OpDef kPlaceholderOp{.type = "Placeholder",
 
 inline void identity_kernel(KernelContext& ctx) { ctx.set_output(0, ctx.input(0)); }
 
-inline constexpr OpDef kIdentityOp{
-    .type = "Identity", .num_inputs = 1, .infer = same_as_input, .cpu_kernel = identity_kernel};
+inline constexpr OpDef kIdentityOp{.type = "Identity",
+                                   .num_inputs = 1,
+                                   .infer = same_as_input,
+                                   .cpu_kernel = identity_kernel,
+                                   .forwards_ref = true};
 
 // Resolves a target shape with at most one -1 against `n` elements. When impossible:
 // nullopt, and `error` worded as TensorFlow's kernel words it, or as its shape function

@@ -9,19 +9,48 @@
 #include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/state_ops.hpp"
 
 namespace symflow {
 
 // Every registered op. The size is deduced (no entry can be left a nullptr), and the
 // static_assert below checks the entries whenever this header compiles.
 inline constexpr auto kAllOps = std::to_array<const OpDef*>({
-    &detail::kConstOp,   &detail::kPlaceholderOp, &detail::kIdentityOp, &detail::kReshapeOp,
-    &detail::kFillOp,    &detail::kNoOp,          &detail::kAddOp,      &detail::kSubOp,
-    &detail::kMulOp,     &detail::kRealDivOp,     &detail::kDivOp,      &detail::kPowOp,
-    &detail::kMaximumOp, &detail::kMinimumOp,     &detail::kNegOp,      &detail::kSquareOp,
-    &detail::kAbsOp,     &detail::kSqrtOp,        &detail::kExpOp,      &detail::kLogOp,
-    &detail::kMatMulOp,  &detail::kSumOp,         &detail::kMeanOp,     &detail::kMaxOp,
-    &detail::kMinOp,     &detail::kCastOp,        &detail::kSoftmaxOp,
+    &detail::kConstOp,
+    &detail::kPlaceholderOp,
+    &detail::kIdentityOp,
+    &detail::kReshapeOp,
+    &detail::kFillOp,
+    &detail::kNoOp,
+    &detail::kAddOp,
+    &detail::kSubOp,
+    &detail::kMulOp,
+    &detail::kRealDivOp,
+    &detail::kDivOp,
+    &detail::kPowOp,
+    &detail::kMaximumOp,
+    &detail::kMinimumOp,
+    &detail::kNegOp,
+    &detail::kSquareOp,
+    &detail::kAbsOp,
+    &detail::kSqrtOp,
+    &detail::kExpOp,
+    &detail::kLogOp,
+    &detail::kMatMulOp,
+    &detail::kSumOp,
+    &detail::kMeanOp,
+    &detail::kMaxOp,
+    &detail::kMinOp,
+    &detail::kCastOp,
+    &detail::kSoftmaxOp,
+    &detail::kVariableV2Op,
+    &detail::kAssignOp,
+    &detail::kAssignAddOp,
+    &detail::kAssignSubOp,
+    &detail::kScatterUpdateOp,
+    &detail::kScatterAddOp,
+    &detail::kScatterSubOp,
+    &detail::kIsVariableInitializedOp,
 });
 
 namespace detail {

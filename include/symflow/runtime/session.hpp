@@ -55,7 +55,7 @@ class Session final : public Evaluator {
     }
 
     const Plan& plan = cached_plan(fetch_refs, target_ids, feed_refs);
-    return detail::execute(plan, graph_.state(), *backend_, feed_values);
+    return detail::execute(plan, graph_.state(), *backend_, feed_values, state_);
   }
 
   Value run(const Output& fetch, const FeedDict& feeds = {}) {
@@ -77,11 +77,26 @@ class Session final : public Evaluator {
     std::lock_guard lock(mutex_);
     closed_ = true;
     plans_.clear();
+    state_.variables.clear();
   }
   bool closed() const { return closed_; }
 
   // Makes this session the default for tensor.eval() on this thread until the guard ends.
   [[nodiscard]] DefaultSessionGuard as_default();
+
+  // Whether the variable behind `ref` (a VariableV2 output) holds a value in this
+  // session.
+  bool is_initialized(const Output& ref) {
+    std::lock_guard lock(mutex_);
+    const Operation& op = own(ref, "Variable").op();
+    if (op.type() != "VariableV2")
+      throw TypeError("is_initialized needs a variable, got " + op.name() + " (" + op.type() + ")");
+    auto slot = state_.variables.find(VariableStore::key(
+        op.get_attr<std::string>("container"), op.get_attr<std::string>("shared_name"), op.name()));
+    if (!slot) return false;
+    std::lock_guard slot_lock(slot->mutex);
+    return slot->initialized;
+  }
 
   // How many distinct plans have been built (one per run signature).
   std::size_t num_cached_plans() const { return plans_.size(); }
@@ -166,6 +181,7 @@ class Session final : public Evaluator {
   ConfigProto config_;
   std::unique_ptr<Backend> backend_;
   std::map<std::vector<std::int64_t>, Plan> plans_;
+  detail::SessionState state_;  // variables and kernel state: this session's alone
   std::mutex mutex_;
   bool closed_ = false;
 };

@@ -1,0 +1,18 @@
+// Seed experiment 2: variables are named "Variable" by default, and a name
+// already in use gets a _N suffix.
+#include <iostream>
+
+#include <symflow/symflow.hpp>
+
+namespace tf = symflow;
+
+int main() {
+  tf::Variable var(1);
+  tf::Variable var1(2);
+  tf::Variable var2(3, {.name = "foo"});
+  tf::Variable var3(4, {.name = "foo"});
+  std::cout << "var is named as \"" << var.op().name() << "\", var1 is named as \""
+            << var1.op().name() << "\", var2 is named as \"" << var2.op().name()
+            << "\", var3 is named as \"" << var3.op().name() << "\"\n";
+  for (const auto& v : tf::global_variables()) std::cout << v << "\n";
+}
