@@ -88,7 +88,7 @@ class Session final : public Evaluator {
   // session.
   bool is_initialized(const Output& ref) {
     std::lock_guard lock(mutex_);
-    const Operation& op = own(ref, "Variable").op();
+    Operation op = own(ref, "Variable").op();
     if (op.type() != "VariableV2")
       throw TypeError("is_initialized needs a variable, got " + op.name() + " (" + op.type() + ")");
     auto slot = state_.variables.find(VariableStore::key(
