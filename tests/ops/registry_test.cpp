@@ -30,14 +30,46 @@ TEST_CASE("ops/registry: every entry is complete and its type is unique") {
     CHECK(types.insert(def->type).second);
   }
   CHECK(types.size() == kAllOps.size());
-  for (std::string_view type :
-       {"Const",     "Placeholder",   "Identity",   "Reshape",    "Fill",
-        "NoOp",      "Add",           "Sub",        "Mul",        "RealDiv",
-        "Div",       "Pow",           "Maximum",    "Minimum",    "Neg",
-        "Square",    "Abs",           "Sqrt",       "Exp",        "Log",
-        "MatMul",    "Sum",           "Mean",       "Max",        "Min",
-        "Cast",      "Softmax",       "VariableV2", "Assign",     "AssignAdd",
-        "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub", "IsVariableInitialized"})
+  for (std::string_view type : {"Const",
+                                "Placeholder",
+                                "Identity",
+                                "Reshape",
+                                "Fill",
+                                "NoOp",
+                                "Add",
+                                "Sub",
+                                "Mul",
+                                "RealDiv",
+                                "Div",
+                                "Pow",
+                                "Maximum",
+                                "Minimum",
+                                "Neg",
+                                "Square",
+                                "Abs",
+                                "Sqrt",
+                                "Exp",
+                                "Log",
+                                "MatMul",
+                                "Sum",
+                                "Mean",
+                                "Max",
+                                "Min",
+                                "Cast",
+                                "Softmax",
+                                "VariableV2",
+                                "Assign",
+                                "AssignAdd",
+                                "AssignSub",
+                                "ScatterUpdate",
+                                "ScatterAdd",
+                                "ScatterSub",
+                                "IsVariableInitialized",
+                                "RandomStandardNormal",
+                                "RandomUniform",
+                                "TruncatedNormal",
+                                "RandomUniformInt",
+                                "RandomShuffle"})
     CHECK_MESSAGE(types.count(type) == 1, type);
 }
 
@@ -94,6 +126,11 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   (void)scatter_add(v, {0}, {5});
   (void)scatter_sub(v, {0}, {5});
   (void)is_variable_initialized(v);
+  (void)random_normal({2});
+  (void)random_uniform({2});
+  (void)random_uniform({2}, DType::int32, {.maxval = 10});
+  (void)truncated_normal({2});
+  (void)random_shuffle(x);
 
   std::set<std::string> built;
   for (const Operation& op : g.get_operations()) {

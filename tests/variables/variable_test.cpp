@@ -53,12 +53,11 @@ TEST_CASE("variables/variable: collections by default, when not trainable, and w
   auto guard = g.as_default();
   tf::Variable a(1, {.name = "a"});
   tf::Variable b(1, {.trainable = false, .name = "b"});
-  tf::Variable c(1, {.trainable = false,
-                     .collections = {std::string(tf::GraphKeys::LOCAL_VARIABLES)},
-                     .name = "c"});
-  tf::Variable m(1, {.collections = {std::string(tf::GraphKeys::GLOBAL_VARIABLES),
-                                     std::string(tf::GraphKeys::MODEL_VARIABLES)},
-                     .name = "m"});
+  tf::Variable c(
+      1, {.trainable = false, .collections = {tf::GraphKeys::LOCAL_VARIABLES}, .name = "c"});
+  tf::Variable m(1,
+                 {.collections = {tf::GraphKeys::GLOBAL_VARIABLES, tf::GraphKeys::MODEL_VARIABLES},
+                  .name = "m"});
   auto names = [](const std::vector<tf::Variable>& vs) {
     std::vector<std::string> out;
     for (const auto& v : vs) out.push_back(v.op().name());
@@ -130,7 +129,7 @@ TEST_CASE("variables/initializers: global, local and explicit initializer groups
   tf::Graph g;
   auto guard = g.as_default();
   tf::Variable a(1, {.name = "a"});
-  tf::Variable l(2, {.collections = {std::string(tf::GraphKeys::LOCAL_VARIABLES)}, .name = "l"});
+  tf::Variable l(2, {.collections = {tf::GraphKeys::LOCAL_VARIABLES}, .name = "l"});
   auto global_init = tf::global_variables_initializer();
   CHECK(global_init.name() == "init");
   CHECK(global_init.node_def().input == std::vector<std::string>{"^a/Assign"});

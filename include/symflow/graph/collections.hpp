@@ -1,6 +1,7 @@
 #pragma once
 // tf.GraphKeys and the default-graph collection functions.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct GraphKeys {
   static constexpr std::string_view WEIGHTS = "weights";
   static constexpr std::string_view BIASES = "biases";
   static constexpr std::string_view ACTIVATIONS = "activations";
+};
+
+// A collection name in an options struct: a GraphKeys constant or any string.
+struct CollectionKey {
+  std::string name;
+  CollectionKey(std::string_view key) : name(key) {}        // NOLINT: implicit on purpose
+  CollectionKey(const char* key) : name(key) {}             // NOLINT
+  CollectionKey(std::string key) : name(std::move(key)) {}  // NOLINT
+  friend bool operator==(const CollectionKey&, const CollectionKey&) = default;
 };
 
 template <class T>

@@ -9,6 +9,7 @@
 #include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/random_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
 
 namespace symflow {
@@ -51,6 +52,11 @@ inline constexpr auto kAllOps = std::to_array<const OpDef*>({
     &detail::kScatterAddOp,
     &detail::kScatterSubOp,
     &detail::kIsVariableInitializedOp,
+    &detail::kRandomStandardNormalOp,
+    &detail::kRandomUniformOp,
+    &detail::kTruncatedNormalOp,
+    &detail::kRandomUniformIntOp,
+    &detail::kRandomShuffleOp,
 });
 
 namespace detail {

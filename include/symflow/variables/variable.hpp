@@ -22,7 +22,7 @@ struct VariableOptions {
   bool trainable = true;
   // Collections to add the variable to; empty means GLOBAL_VARIABLES. A trainable
   // variable is always added to TRAINABLE_VARIABLES too.
-  std::vector<std::string> collections = {};
+  std::vector<CollectionKey> collections = {};
   bool validate_shape = true;
   std::string name = {};
   DType dtype = DType::invalid;  // convert the initial value to this type when set
@@ -140,7 +140,8 @@ class Variable {
                               {{"T", dtype}, {"_class", colocation}}, "read")
                       .output(0);
 
-    std::vector<std::string> keys = o.collections;
+    std::vector<std::string> keys;
+    for (const CollectionKey& key : o.collections) keys.push_back(key.name);
     if (keys.empty()) keys.emplace_back(GraphKeys::GLOBAL_VARIABLES);
     if (o.trainable &&
         std::find(keys.begin(), keys.end(), GraphKeys::TRAINABLE_VARIABLES) == keys.end())
