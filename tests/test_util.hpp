@@ -1,10 +1,17 @@
 #pragma once
 // Helpers shared by the test files.
 
+#include <doctest/doctest.h>
+
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <symflow/symflow.hpp>
 
 namespace symflow::test {
 
@@ -37,6 +44,58 @@ inline std::string normalise_seed_text(const std::string& text) {
   }
   while (out.size() >= 2 && out.ends_with("\n\n")) out.pop_back();
   return out;
+}
+
+// (name, type) of every node of `g`, in creation order.
+inline std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Operation& op : g.get_operations()) out.emplace_back(op.name(), op.type());
+  return out;
+}
+
+// The names of the tensors an op (or a tensor's op) reads.
+inline std::vector<std::string> input_names(const Operation& op) {
+  std::vector<std::string> out;
+  for (const Output& in : op.inputs()) out.push_back(in.name());
+  return out;
+}
+inline std::vector<std::string> input_names(const Output& t) { return input_names(t.op()); }
+
+// Runs `t` in a fresh session of its graph and returns its elements.
+template <Element T>
+std::vector<T> run_vector(const Output& t, const FeedDict& feeds = {}) {
+  Session sess(t.graph());
+  return sess.run(t, feeds).to_vector<T>();
+}
+
+// The exception of type E that f throws, or nullopt when it throws nothing.
+template <class E, class F>
+std::optional<E> thrown(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Element-wise closeness: relative when `relative`, else doctest's Approx default.
+template <class T>
+void check_close(const std::vector<T>& got, const std::vector<T>& want, double eps = 1e-6,
+                 bool relative = true) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    if (got[i] == want[i]) continue;  // exact, even at zero where a relative test fails
+    if (relative)
+      CHECK(got[i] == doctest::Approx(want[i]).epsilon(eps).scale(0));
+    else
+      CHECK(got[i] == doctest::Approx(want[i]).epsilon(eps));
+  }
 }
 
 }  // namespace symflow::test

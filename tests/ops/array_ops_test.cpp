@@ -11,37 +11,14 @@
 
 #include <symflow/symflow.hpp>
 
+#include "../test_util.hpp"
+
 namespace ops_array_test {
 
 using namespace symflow;
+using namespace symflow::test;
 
 // (name, type) of every node, in creation order.
-std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Operation& op : g.get_operations()) out.emplace_back(op.name(), op.type());
-  return out;
-}
-
-template <Element T>
-std::vector<T> run_vector(const Output& t, const FeedDict& feeds = {}) {
-  Session sess(t.graph());
-  return sess.run(t, feeds).to_vector<T>();
-}
-
-// The exception of type E that f throws, or nullopt when it throws nothing.
-template <class E, class F>
-std::optional<E> thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 }  // namespace ops_array_test
 

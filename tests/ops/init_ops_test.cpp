@@ -14,40 +14,12 @@
 #include <symflow/ops/init_ops.hpp>
 #include <symflow/symflow.hpp>
 
+#include "../test_util.hpp"
+
 namespace ops_init_test {
 
 using namespace symflow;
-
-std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Operation& op : g.get_operations()) out.emplace_back(op.name(), op.type());
-  return out;
-}
-
-template <class E, class F>
-std::optional<E> thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-template <class T>
-void check_close(const std::vector<T>& got, const std::vector<T>& want, double eps = 1e-6) {
-  REQUIRE(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    CHECK(got[i] == doctest::Approx(want[i]).epsilon(eps).scale(0));  // relative
-  }
-}
-
-template <Element T>
-std::vector<T> run_vector(const Output& t) {
-  Session sess(t.graph());
-  return sess.run(t).to_vector<T>();
-}
+using namespace symflow::test;
 
 // The scalar float of Const `name`.
 float const_value(const Graph& g, const std::string& name) {

@@ -14,44 +14,12 @@
 
 #include <symflow/symflow.hpp>
 
+#include "../test_util.hpp"
+
 namespace ops_math_test {
 
 using namespace symflow;
-
-std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Operation& op : g.get_operations()) out.emplace_back(op.name(), op.type());
-  return out;
-}
-
-template <Element T>
-std::vector<T> run_vector(const Output& t, const FeedDict& feeds = {}) {
-  Session sess(t.graph());
-  return sess.run(t, feeds).to_vector<T>();
-}
-
-template <class E, class F>
-std::optional<E> thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-template <class T>
-void check_close(const std::vector<T>& got, const std::vector<T>& want, double eps = 1e-6) {
-  REQUIRE(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    CHECK(got[i] == doctest::Approx(want[i]).epsilon(eps));
-  }
-}
+using namespace symflow::test;
 
 constexpr std::int32_t kInt32Min = std::numeric_limits<std::int32_t>::min();
 constexpr std::int32_t kInt32Max = std::numeric_limits<std::int32_t>::max();

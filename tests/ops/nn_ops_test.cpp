@@ -9,32 +9,12 @@
 
 #include <symflow/symflow.hpp>
 
+#include "../test_util.hpp"
+
 namespace ops_nn_test {
 
 using namespace symflow;
-
-template <class E, class F>
-std::optional<E> thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-template <class T>
-void check_close(const std::vector<T>& got, const std::vector<T>& want, double eps) {
-  REQUIRE(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    CHECK(got[i] == doctest::Approx(want[i]).epsilon(eps));
-  }
-}
+using namespace symflow::test;
 
 }  // namespace ops_nn_test
 
@@ -60,7 +40,7 @@ TEST_CASE("ops/softmax: node, shape and values") {
   const std::vector<float> row{0.09003057f, 0.24472848f, 0.66524094f};
   for (std::size_t r = 0; r < 3; ++r) {
     CAPTURE(r);
-    check_close(std::vector<float>(p.begin() + 3 * r, p.begin() + 3 * r + 3), row, 1e-6);
+    check_close(std::vector<float>(p.begin() + 3 * r, p.begin() + 3 * r + 3), row, 1e-6, false);
     // Rows sum to 1, and large logits (row 1) are as stable as small ones.
     CHECK(p[3 * r] + p[3 * r + 1] + p[3 * r + 2] == doctest::Approx(1.0f).epsilon(1e-6));
     for (std::size_t j = 0; j < 3; ++j) CHECK(std::isfinite(p[3 * r + j]));
@@ -78,11 +58,12 @@ TEST_CASE("ops/softmax: extreme logits, float64, rank 1 and rank 3") {
         std::vector<float>{0, 0, 1});
   auto d = nn::softmax(constant<double>({0.5, -1, 2}));
   CHECK(d.dtype() == DType::float64);
-  check_close(sess.run(d).to_vector<double>(), {0.175290392, 0.039112573, 0.785597035}, 1e-8);
+  check_close(sess.run(d).to_vector<double>(), {0.175290392, 0.039112573, 0.785597035}, 1e-8,
+              false);
   auto t = nn::softmax(constant(Value::from_vector<float>({1, 2, 3, 5}, {1, 2, 2})));
   CHECK(t.get_shape() == Shape{1, 2, 2});
   check_close(sess.run(t).to_vector<float>(), {0.26894143f, 0.7310586f, 0.11920291f, 0.880797f},
-              1e-6);
+              1e-6, false);
   auto p = placeholder<float>(Shape{-1, 4});
   CHECK(nn::softmax(p).get_shape().to_string() == "(?, 4)");
 }

@@ -12,41 +12,12 @@
 
 #include <symflow/symflow.hpp>
 
+#include "../test_util.hpp"
+
 namespace ops_operators_test {
 
 using namespace symflow;
-
-std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Operation& op : g.get_operations()) out.emplace_back(op.name(), op.type());
-  return out;
-}
-
-std::vector<std::string> input_names(const Output& t) {
-  std::vector<std::string> out;
-  for (const Output& in : t.op().inputs()) out.push_back(in.name());
-  return out;
-}
-
-template <Element T>
-std::vector<T> run_vector(const Output& t) {
-  Session sess(t.graph());
-  return sess.run(t).to_vector<T>();
-}
-
-template <class E, class F>
-std::optional<E> thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using namespace symflow::test;
 
 }  // namespace ops_operators_test
 

@@ -17,40 +17,12 @@
 #include <symflow/ops/random_ops.hpp>
 #include <symflow/symflow.hpp>
 
+#include "../test_util.hpp"
+
 namespace ops_random_test {
 
 using namespace symflow;
-
-std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const Operation& op : g.get_operations()) out.emplace_back(op.name(), op.type());
-  return out;
-}
-
-std::vector<std::string> input_names(const Operation& op) {
-  std::vector<std::string> out;
-  for (const Output& in : op.inputs()) out.push_back(in.name());
-  return out;
-}
-
-template <class E, class F>
-std::optional<E> thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e;
-  }
-  return std::nullopt;
-}
-
-template <class T>
-void check_close(const std::vector<T>& got, const std::vector<T>& want, double eps = 1e-6) {
-  REQUIRE(got.size() == want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    CHECK(got[i] == doctest::Approx(want[i]).epsilon(eps).scale(0));  // relative
-  }
-}
+using namespace symflow::test;
 
 std::pair<std::int64_t, std::int64_t> seeds_of(const Operation& op) {
   return {op.get_attr<std::int64_t>("seed"), op.get_attr<std::int64_t>("seed2")};

@@ -126,6 +126,7 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   (void)scatter_add(v, {0}, {5});
   (void)scatter_sub(v, {0}, {5});
   (void)is_variable_initialized(v);
+  (void)v.initialized_value();
   (void)random_normal({2});
   (void)random_uniform({2});
   (void)random_uniform({2}, DType::int32, {.maxval = 10});

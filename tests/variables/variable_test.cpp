@@ -158,3 +158,25 @@ TEST_CASE("variables/count: parameter counts with thousands separators") {
   tf::print_num_of_total_parameters(out, true);
   CHECK(out.str() == "w:0 (784, 256)=200704, b:0 256, \nTotal 2 variables, 200,960 params\n");
 }
+
+TEST_CASE("variables/variable: initialized_value() is the initial value until initialised") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  tf::Variable a(5.0f, {.name = "a"});
+  auto dep = tf::no_op("dep");
+  tf::Output twice;
+  {
+    tf::control_dependencies deps({dep});
+    twice = a.initialized_value() * 2.0f;
+  }
+  CHECK(twice.op().inputs()[0].op().name() == "a/initialized_value");
+  CHECK(twice.op().inputs()[0].op().control_inputs().empty());
+  tf::Variable b(twice, {.name = "b"});
+  tf::Session sess(g);
+  sess.run(b.initializer());  // a is not initialised: b starts from a's initial value
+  CHECK(sess.run(b).scalar<float>() == 10.0f);
+  sess.run(a.initializer());
+  sess.run(a.assign(7.0f));
+  sess.run(b.initializer());  // now from a's value
+  CHECK(sess.run(b).scalar<float>() == 14.0f);
+}

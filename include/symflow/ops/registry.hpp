@@ -52,6 +52,7 @@ inline constexpr auto kAllOps = std::to_array<const OpDef*>({
     &detail::kScatterAddOp,
     &detail::kScatterSubOp,
     &detail::kIsVariableInitializedOp,
+    &detail::kVariableOrInitialValueOp,
     &detail::kRandomStandardNormalOp,
     &detail::kRandomUniformOp,
     &detail::kTruncatedNormalOp,

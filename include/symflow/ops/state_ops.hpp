@@ -245,6 +245,31 @@ inline constexpr OpDef kScatterUpdateOp = scatter_op_def<ScatterUpdateFn>();
 inline constexpr OpDef kScatterAddOp = scatter_op_def<ScatterAddFn>();
 inline constexpr OpDef kScatterSubOp = scatter_op_def<ScatterSubFn>();
 
+// ---- _VariableOrInitialValue ------------------------------------------------------
+// Variable.initialized_value(): the variable's value once it is initialised, its
+// initial value before. TensorFlow builds this as a cond (Switch/Merge); symflow
+// has no control-flow ops, so one op with the same result stands in for them.
+inline std::vector<TensorSpec> infer_variable_or_initial(const InferContext& c) {
+  require_ref(c, "_VariableOrInitialValue");
+  check_same_dtype(c, "_VariableOrInitialValue", {"ref", "initial_value"});
+  Shape shape = c.shape(0).is_compatible_with(c.shape(1)) ? c.shape(0).merge_with(c.shape(1))
+                                                          : Shape::unknown();
+  return {{c.dtype(0), shape}};
+}
+
+inline void variable_or_initial_kernel(KernelContext& ctx) {
+  VariableSlot& slot = ctx.ref_input(0);
+  std::lock_guard lock(slot.mutex);
+  ctx.set_output(0, slot.initialized ? slot.value : ctx.input(1));
+}
+
+inline constexpr OpDef kVariableOrInitialValueOp{.type = "_VariableOrInitialValue",
+                                                 .num_inputs = 2,
+                                                 .infer = infer_variable_or_initial,
+                                                 .cpu_kernel = variable_or_initial_kernel,
+                                                 .stateful = true,
+                                                 .ref_inputs = 0b1};
+
 // ---- IsVariableInitialized --------------------------------------------------------
 inline std::vector<TensorSpec> infer_is_initialized(const InferContext& c) {
   require_ref(c, "IsVariableInitialized");
@@ -320,6 +345,16 @@ inline Output scatter_add(const Output& ref, const TensorArg& indices, const Ten
 inline Output scatter_sub(const Output& ref, const TensorArg& indices, const TensorArg& updates,
                           bool use_locking = false, std::string_view name = {}) {
   return detail::scatter(detail::kScatterSubOp, ref, indices, updates, use_locking, name);
+}
+
+// The value of the variable behind `ref` once initialised, else `initial_value`.
+inline Output variable_or_initial_value(const Output& ref, const Output& initial_value,
+                                        std::string_view name = {}) {
+  Graph g = graph_of({ref});
+  control_dependencies lifted(g, nullptr);
+  detail::OpBuilder b(g, name, "initialized_value");
+  return b.build(detail::kVariableOrInitialValueOp, {ref, initial_value}, {{"T", ref.dtype()}})
+      .output(0);
 }
 
 // tf.is_variable_initialized(ref): a bool scalar.

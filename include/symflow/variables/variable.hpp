@@ -70,6 +70,11 @@ class Variable {
   // The variable's value as other ops read it ("<name>/read:0").
   const Output& value() const { return snapshot_; }
   Output initial_value() const { return initializer_.inputs().at(1); }
+  // The variable's value, or its initial value while it is uninitialised: what to
+  // initialise another variable from when it depends on this one.
+  Output initialized_value() const {
+    return variable_or_initial_value(ref(), initial_value(), op_.name() + "/initialized_value");
+  }
   // The reference tensor ("<name>:0", dtype float32_ref): what assign ops write.
   Output ref() const { return op_.output(0); }
 
