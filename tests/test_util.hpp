@@ -53,6 +53,13 @@ inline std::vector<std::pair<std::string, std::string>> nodes(const Graph& g) {
   return out;
 }
 
+// The names ("v:0") of some variables, in order.
+inline std::vector<std::string> variable_names(const std::vector<Variable>& vars) {
+  std::vector<std::string> out;
+  for (const auto& v : vars) out.push_back(v.name());
+  return out;
+}
+
 // The names of the tensors an op (or a tensor's op) reads.
 inline std::vector<std::string> input_names(const Operation& op) {
   std::vector<std::string> out;

@@ -10,15 +10,13 @@
 #include <symflow/variables/get_variable.hpp>
 #include <symflow/variables/variable_scope.hpp>
 
+#include "../test_util.hpp"
+
 namespace tf = symflow;
 
 namespace {
 
-std::vector<std::string> variable_names(const std::vector<tf::Variable>& vars) {
-  std::vector<std::string> out;
-  for (const auto& v : vars) out.push_back(v.name());
-  return out;
-}
+using symflow::test::variable_names;
 
 std::vector<std::string> op_names(const tf::Graph& g) {
   std::vector<std::string> out;

@@ -10,15 +10,13 @@
 #include <symflow/variables/get_variable.hpp>
 #include <symflow/variables/variable_scope.hpp>
 
+#include "../test_util.hpp"
+
 namespace tf = symflow;
 
 namespace {
 
-std::vector<std::string> names(const std::vector<tf::Variable>& vars) {
-  std::vector<std::string> out;
-  for (const auto& v : vars) out.push_back(v.name());
-  return out;
-}
+using symflow::test::variable_names;
 
 }  // namespace
 
@@ -386,8 +384,9 @@ TEST_CASE("variables/scope: a scope's variables, by collection") {
   }
   tf::variable_scope sc2("sc2");  // "sc2/" does not start with "sc/"
   tf::get_variable("z", {1});
-  CHECK(names(sc.trainable_variables()) == std::vector<std::string>{"sc/z:0", "sc/in/z:0"});
-  CHECK(names(sc.global_variables()) ==
+  CHECK(variable_names(sc.trainable_variables()) ==
+        std::vector<std::string>{"sc/z:0", "sc/in/z:0"});
+  CHECK(variable_names(sc.global_variables()) ==
         std::vector<std::string>{"sc/z:0", "sc/frozen:0", "sc/in/z:0"});
   CHECK(sc.local_variables().empty());
   CHECK(sc.get_collection(tf::GraphKeys::GLOBAL_VARIABLES).size() == 3);
