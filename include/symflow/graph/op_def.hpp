@@ -45,6 +45,15 @@ class KernelContext;  // backend/kernel_context.hpp
 using InferFn = std::vector<TensorSpec> (*)(const InferContext&);
 using KernelFn = void (*)(KernelContext&);
 
+// How an elementwise op computes a block of elements, for the fused clusters of
+// runtime/fusion.hpp: out[k] = op(in[0][k], ..., in[arity - 1][k]) for k < n. `out`
+// never aliases an input. An op opts in through OpDef::elementwise.
+struct ElementwiseDef {
+  int arity = 0;
+  void (*block_f32)(const float* const* in, float* out, std::int64_t n) = nullptr;
+  void (*block_f64)(const double* const* in, double* out, std::int64_t n) = nullptr;
+};
+
 struct OpDef {
   std::string_view type;    // "MatMul": the NodeDef's op
   int num_inputs = 0;       // -1 when variadic
@@ -57,6 +66,8 @@ struct OpDef {
   // Output 0 aliases input 0 when that is a reference (Identity: "X/read"), so its
   // consumers read the variable when they run, as TensorFlow's aliasing buffers do.
   bool forwards_ref = false;
+  // Set on elementwise ops whose float nodes may be fused with their neighbours.
+  const ElementwiseDef* elementwise = nullptr;
 
   constexpr bool takes_ref(std::size_t input) const {
     return input < 32 && ((ref_inputs >> input) & 1u) != 0;

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "symflow/backend/cpu/elementwise.hpp"
+#include "symflow/backend/cpu/fused.hpp"
 #include "symflow/backend/cpu/matmul.hpp"
 #include "symflow/backend/cpu/reduce.hpp"
 #include "symflow/ops/op_builder.hpp"
@@ -219,12 +220,22 @@ void binary_kernel(KernelContext& ctx) {
   });
 }
 
+// Functor ops on float32 and float64 can run inside fused clusters.
+template <class Fn, int Arity>
+constexpr const ElementwiseDef* elementwise_of() {
+  if constexpr (Fn::template accepts<float> && Fn::template accepts<double>)
+    return &cpu::elementwise_def<Fn, Arity>;
+  else
+    return nullptr;
+}
+
 template <class Fn>
 constexpr OpDef binary_op_def() {
   return OpDef{.type = Fn::type,
                .num_inputs = 2,
                .infer = infer_binary<Fn>,
-               .cpu_kernel = binary_kernel<Fn>};
+               .cpu_kernel = binary_kernel<Fn>,
+               .elementwise = elementwise_of<Fn, 2>()};
 }
 
 inline constexpr OpDef kAddOp = binary_op_def<AddFn>();
@@ -295,6 +306,17 @@ struct LogFn {
   }
 };
 
+struct SignFn {
+  static constexpr std::string_view type = "Sign";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  T operator()(T x) const {
+    if (x != x) return x;  // NaN stays NaN
+    return static_cast<T>((T{0} < x) - (x < T{0}));
+  }
+};
+
 template <class Fn>
 std::vector<TensorSpec> infer_unary(const InferContext& c) {
   check_allowed(c, 0, "x", fn_accepts<Fn>);
@@ -314,8 +336,11 @@ void unary_kernel(KernelContext& ctx) {
 
 template <class Fn>
 constexpr OpDef unary_op_def() {
-  return OpDef{
-      .type = Fn::type, .num_inputs = 1, .infer = infer_unary<Fn>, .cpu_kernel = unary_kernel<Fn>};
+  return OpDef{.type = Fn::type,
+               .num_inputs = 1,
+               .infer = infer_unary<Fn>,
+               .cpu_kernel = unary_kernel<Fn>,
+               .elementwise = elementwise_of<Fn, 1>()};
 }
 
 inline constexpr OpDef kNegOp = unary_op_def<NegFn>();
@@ -324,6 +349,7 @@ inline constexpr OpDef kAbsOp = unary_op_def<AbsFn>();
 inline constexpr OpDef kSqrtOp = unary_op_def<SqrtFn>();
 inline constexpr OpDef kExpOp = unary_op_def<ExpFn>();
 inline constexpr OpDef kLogOp = unary_op_def<LogFn>();
+inline constexpr OpDef kSignOp = unary_op_def<SignFn>();
 
 // ---- MatMul ---------------------------------------------------------------------
 struct MatMulTypes {  // float32, float64, int32, int64
@@ -544,6 +570,9 @@ struct Axis {
   Axis(int axis) : axes(Dims{axis}), scalar(true) {}                    // NOLINT
   Axis(std::initializer_list<std::int64_t> list) : axes(Dims(list)) {}  // NOLINT
   Axis(Dims list) : axes(std::move(list)) {}                            // NOLINT
+  // Axes computed in the graph (an int32 scalar or vector tensor).
+  Axis(Output computed) : axes(Dims{}), tensor(std::move(computed)) {}  // NOLINT
+  Output tensor;
 };
 
 namespace detail {
@@ -561,13 +590,15 @@ inline Output reduction(const OpDef& def, const Output& x, const Axis& axis, boo
     axes = make_const(g, int32_vector(all), "Const").output(0);
   }
   OpBuilder b(g, name, default_name);
-  if (axis.axes) {
+  if (axis.tensor.valid()) {
+    axes = axis.tensor;
+  } else if (axis.axes) {
     Value v = axis.scalar ? Value(static_cast<std::int32_t>(axis.axes->front()))
                           : int32_vector(*axis.axes);
     axes = b.constant_arg(v, "reduction_indices");
   }
   return b
-      .build(def, {x, axes}, {{"T", x.dtype()}, {"Tidx", DType::int32}, {"keep_dims", keepdims}})
+      .build(def, {x, axes}, {{"T", x.dtype()}, {"Tidx", axes.dtype()}, {"keep_dims", keepdims}})
       .output(0);
 }
 
@@ -614,6 +645,7 @@ SYMFLOW_UNARY_FUNCTION(abs, detail::kAbsOp, "Abs")
 SYMFLOW_UNARY_FUNCTION(sqrt, detail::kSqrtOp, "Sqrt")
 SYMFLOW_UNARY_FUNCTION(exp, detail::kExpOp, "Exp")
 SYMFLOW_UNARY_FUNCTION(log, detail::kLogOp, "Log")
+SYMFLOW_UNARY_FUNCTION(sign, detail::kSignOp, "Sign")
 #undef SYMFLOW_UNARY_FUNCTION
 
 // tf.matmul(a, b, transpose_a, transpose_b) of two matrices.

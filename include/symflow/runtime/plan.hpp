@@ -1,7 +1,8 @@
 #pragma once
 // A plan: what one (fetches, feeds, targets) signature needs to run, computed once
 // and cached by the session. Pruning keeps only the nodes the fetches and targets
-// depend on; a fed tensor cuts the dependency on its producer.
+// depend on; a fed tensor cuts the dependency on its producer. Given a fused kernel,
+// it also groups elementwise steps into clusters (runtime/fusion.hpp).
 
 #include <algorithm>
 #include <map>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/runtime/fusion.hpp"
 
 namespace symflow {
 
@@ -20,12 +22,15 @@ struct Plan {
   // For each step of `order`, the tensors read for the last time there: the
   // executor drops them after the step so their buffers are freed early.
   std::vector<std::vector<TensorRef>> release_after;
+  // Clusters of elementwise steps that run as one fused kernel (none without a kernel).
+  Fusion fusion;
 };
 
 namespace detail {
 
 inline Plan make_plan(const GraphState& g, const std::vector<std::optional<TensorRef>>& fetches,
-                      const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds) {
+                      const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
+                      FusedKernelFn fused_kernel = nullptr) {
   Plan plan;
   plan.feeds = feeds;
   plan.fetches = fetches;
@@ -74,6 +79,7 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
     if (f) last_use.erase(*f);
   plan.release_after.resize(plan.order.size());
   for (const auto& [ref, step] : last_use) plan.release_after[step].push_back(ref);
+  plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, fused_kernel);
   return plan;
 }
 

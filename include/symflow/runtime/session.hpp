@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "symflow/backend/cpu/cpu_backend.hpp"
+#include "symflow/backend/cpu/fused.hpp"
 #include "symflow/graph/feed.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/runtime/executor.hpp"
@@ -37,25 +38,28 @@ class Session final : public Evaluator {
                          const std::vector<Operation>& targets = {}) {
     std::lock_guard lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-
-    std::vector<std::optional<TensorRef>> fetch_refs;
-    std::vector<NodeId> target_ids;
-    for (const Fetch& f : fetches) resolve_fetch(f, fetch_refs, target_ids);
-    for (const Operation& op : targets) target_ids.push_back(own(op, "Target").id());
-
-    std::vector<TensorRef> feed_refs;
     std::vector<Value> feed_values;
-    for (const Feed& feed : feeds) {
-      Output t = resolve_feed_tensor(feed);
-      check_feed(t, feed.value);
-      if (std::find(feed_refs.begin(), feed_refs.end(), t.ref()) != feed_refs.end())
-        throw ValueError("Tensor " + t.name() + " is fed twice");
-      feed_refs.push_back(t.ref());
-      feed_values.push_back(feed.value);
-    }
-
-    const Plan& plan = cached_plan(fetch_refs, target_ids, feed_refs);
+    const Plan& plan = plan_for(fetches, feeds, targets, feed_values);
     return detail::execute(plan, graph_.state(), *backend_, feed_values, state_);
+  }
+
+  // The elementwise clusters that run as one fused kernel for this run signature:
+  // each cluster's node names, in run order (see OptimizerOptions::do_fusion). Builds
+  // and caches the plan, runs nothing.
+  std::vector<std::vector<std::string>> fused_clusters(const std::vector<Fetch>& fetches,
+                                                       const FeedDict& feeds = {},
+                                                       const std::vector<Operation>& targets = {}) {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
+    std::vector<Value> feed_values;
+    const Plan& plan = plan_for(fetches, feeds, targets, feed_values);
+    std::vector<std::vector<std::string>> out;
+    for (const FusedCluster& c : plan.fusion.clusters) {
+      out.emplace_back();
+      for (std::size_t step : c.steps)
+        out.back().push_back(graph_.state().node(plan.order[step]).name);
+    }
+    return out;
   }
 
   Value run(const Output& fetch, const FeedDict& feeds = {}) {
@@ -102,6 +106,26 @@ class Session final : public Evaluator {
   std::size_t num_cached_plans() const { return plans_.size(); }
 
  private:
+  // Resolves and checks the fetches and feeds, and returns the signature's plan.
+  const Plan& plan_for(const std::vector<Fetch>& fetches, const FeedDict& feeds,
+                       const std::vector<Operation>& targets, std::vector<Value>& feed_values) {
+    std::vector<std::optional<TensorRef>> fetch_refs;
+    std::vector<NodeId> target_ids;
+    for (const Fetch& f : fetches) resolve_fetch(f, fetch_refs, target_ids);
+    for (const Operation& op : targets) target_ids.push_back(own(op, "Target").id());
+
+    std::vector<TensorRef> feed_refs;
+    for (const Feed& feed : feeds) {
+      Output t = resolve_feed_tensor(feed);
+      check_feed(t, feed.value);
+      if (std::find(feed_refs.begin(), feed_refs.end(), t.ref()) != feed_refs.end())
+        throw ValueError("Tensor " + t.name() + " is fed twice");
+      feed_refs.push_back(t.ref());
+      feed_values.push_back(feed.value);
+    }
+    return cached_plan(fetch_refs, target_ids, feed_refs);
+  }
+
   Operation own(const Operation& op, std::string_view what) const {
     if (!op.valid()) throw ValueError(std::string(what) + " is an empty operation handle");
     if (op.graph_state() != graph_.state_ptr())
@@ -171,10 +195,16 @@ class Session final : public Evaluator {
     }
     auto it = plans_.find(key);
     if (it == plans_.end())
-      it =
-          plans_.emplace(std::move(key), detail::make_plan(graph_.state(), fetches, targets, feeds))
-              .first;
+      it = plans_
+               .emplace(std::move(key),
+                        detail::make_plan(graph_.state(), fetches, targets, feeds, fused_kernel()))
+               .first;
     return it->second;
+  }
+
+  // The CPU backend's fused kernel, unless the config turns fusion off.
+  FusedKernelFn fused_kernel() const {
+    return config_.graph_options.optimizer_options.do_fusion ? &cpu::run_fused : nullptr;
   }
 
   Graph graph_;

@@ -1,0 +1,357 @@
+#pragma once
+// Fused elementwise clusters on the CPU. A cluster (found by runtime/fusion.hpp) is
+// a small program: steps that each apply one elementwise op. It runs in one pass
+// over the output, block by block: every step is a tight loop over block-sized
+// scratch arrays that stay in L1, so no full-size intermediate is ever written.
+// Each element goes through the same op calls, in the same order, as the
+// node-by-node kernels, so results are equal bit for bit.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "symflow/core/value.hpp"
+#include "symflow/graph/op_def.hpp"
+
+namespace symflow {
+
+// One step of a fused program: result = def(operands...). An operand below the
+// program's num_inputs is an external input; operand num_inputs + j is step j's result.
+struct FusedStep {
+  const ElementwiseDef* def = nullptr;
+  std::vector<int> args;
+  int scratch = -1;  // block buffer that holds the result, or -1 when it is an output
+  int output = -1;   // index among the program's outputs when the result is materialised
+};
+
+// A fused cluster as plain data: the backend never sees the graph it came from.
+struct FusedProgram {
+  DType dtype = DType::invalid;
+  int num_inputs = 0;
+  int num_outputs = 0;
+  int num_scratch = 0;  // block buffers the steps need at most at once
+  std::vector<FusedStep> steps;
+};
+
+// Runs `program` over inputs broadcast to `dims` and allocates `outputs` (one per
+// materialised step, all of shape `dims`). Returns false, touching nothing, when it
+// cannot run these input shapes; the caller then runs the nodes one by one.
+using FusedKernelFn = bool (*)(const FusedProgram& program, std::span<const Value> inputs,
+                               const Dims& dims, std::span<Value> outputs);
+
+namespace cpu {
+
+// Elements per block: 2 KiB of float32 scratch per buffer (4 KiB of float64).
+inline constexpr std::int64_t kFusedBlock = 512;
+
+// The compiler vectorises the loop whose trip count is the constant block size
+// (GCC's -O2 cost model only vectorises loops that need no scalar epilogue); the
+// last, partial block takes the plain loop. __restrict: outputs never alias inputs.
+#define SYMFLOW_FUSED_BLOCK_LOOP_BODY                                \
+  const Fn f{};                                                      \
+  const std::int64_t count = N > 0 ? N : n;                          \
+  if constexpr (requires { f(T{}, T{}); }) {                         \
+    const T* __restrict x = in[0];                                   \
+    const T* __restrict y = in[1];                                   \
+    for (std::int64_t k = 0; k < count; ++k) out[k] = f(x[k], y[k]); \
+  } else {                                                           \
+    const T* __restrict x = in[0];                                   \
+    for (std::int64_t k = 0; k < count; ++k) out[k] = f(x[k]);       \
+  }
+
+template <class Fn, class T, std::int64_t N>
+inline void block_loop(const T* const* in, T* __restrict out, std::int64_t n) {
+  SYMFLOW_FUSED_BLOCK_LOOP_BODY
+}
+
+// On x86-64 built for the baseline (SSE2), blocks also come in an AVX2 build of the
+// same loop, chosen at run time: the steps are bound by their stores, and 32-byte
+// vectors halve them. Each step is one IEEE operation per element (no FMA here), so
+// the results are the same bits as the SSE2 loop and the node-by-node kernels.
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__AVX2__)
+#define SYMFLOW_FUSED_AVX2 1
+template <class Fn, class T, std::int64_t N>
+__attribute__((target("avx2"))) inline void block_loop_avx2(const T* const* in, T* __restrict out,
+                                                            std::int64_t n) {
+  SYMFLOW_FUSED_BLOCK_LOOP_BODY
+}
+
+inline bool cpu_has_avx2() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return has;
+}
+#endif
+#undef SYMFLOW_FUSED_BLOCK_LOOP_BODY
+
+template <class Fn, class T>
+void elementwise_block(const T* const* in, T* out, std::int64_t n) {
+#ifdef SYMFLOW_FUSED_AVX2
+  if (cpu_has_avx2()) {
+    if (n == kFusedBlock)
+      block_loop_avx2<Fn, T, kFusedBlock>(in, out, n);
+    else
+      block_loop_avx2<Fn, T, 0>(in, out, n);
+    return;
+  }
+#endif
+  if (n == kFusedBlock)
+    block_loop<Fn, T, kFusedBlock>(in, out, n);
+  else
+    block_loop<Fn, T, 0>(in, out, n);
+}
+
+// The ElementwiseDef of a functor op: Fn{}(x) or Fn{}(x, y) on float and double.
+template <class Fn, int Arity>
+inline constexpr ElementwiseDef elementwise_def{.arity = Arity,
+                                                .block_f32 = elementwise_block<Fn, float>,
+                                                .block_f64 = elementwise_block<Fn, double>};
+
+// How an input of shape `in` is read at output flat index i when it broadcasts to
+// `out` along one contiguous run of axes: element (i / inner) % mid. Same shape:
+// mid = size, inner = 1; a scalar: mid = 1; a row vector [C] against [R, C]:
+// mid = C, inner = 1; a column [R, 1]: mid = R, inner = C. nullopt for any other
+// pattern (e.g. [R, 1, C] against [R, K, C]).
+struct BroadcastRun {
+  std::int64_t mid = 1;
+  std::int64_t inner = 1;
+};
+
+inline std::optional<BroadcastRun> broadcast_run(const Dims& in, const Dims& out) {
+  if (in.size() > out.size()) return std::nullopt;
+  const std::size_t lead = out.size() - in.size();
+  BroadcastRun run;
+  int state = 0;  // 0: before the run, 1: inside it, 2: after it
+  for (std::size_t axis = 0; axis < out.size(); ++axis) {
+    const std::int64_t o = out[axis];
+    const std::int64_t d = axis < lead ? 1 : in[axis - lead];
+    if (d != o && d != 1) return std::nullopt;
+    if (o == 1) continue;  // says nothing about the layout
+    if (d == o) {
+      if (state == 2) return std::nullopt;
+      state = 1;
+      run.mid *= o;
+    } else {
+      if (state == 1) state = 2;
+      if (state == 2) run.inner *= o;
+    }
+  }
+  return run;
+}
+
+namespace fused_detail {
+
+struct AlignedFree {
+  void operator()(void* p) const { ::operator delete (p, std::align_val_t{64}); }
+};
+
+// Output buffers of 1 MiB and more are recycled. glibc gives large blocks back to
+// the OS when they are freed, and a new one then costs a page fault per 4 KiB page
+// on first touch: at 16M floats that is more than the arithmetic. A few freed
+// blocks (kMaxBlocks, kMaxBytes in all) wait here for the next output of about
+// their size, as a dropped result is typically followed by the next run's.
+class BufferCache {
+ public:
+  static constexpr std::size_t kMinBytes = std::size_t{1} << 20;
+  static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
+  static constexpr std::size_t kMaxBlocks = 4;
+
+  static BufferCache& instance() {
+    static BufferCache* cache = new BufferCache;  // never destroyed: Values may outlive statics
+    return *cache;
+  }
+
+  // A block of at least `bytes` (64-byte aligned) and its capacity.
+  std::pair<void*, std::size_t> take(std::size_t bytes) {
+    if (bytes >= kMinBytes) {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < blocks_.size(); ++i) {
+        auto [p, capacity] = blocks_[i];
+        if (capacity >= bytes && capacity / 2 <= bytes) {
+          blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
+          held_ -= capacity;
+          return {p, capacity};
+        }
+      }
+    }
+    bytes = std::max<std::size_t>(bytes, 1);
+    return {::operator new (bytes, std::align_val_t{64}), bytes};
+  }
+
+  void give_back(void* p, std::size_t capacity) {
+    if (capacity >= kMinBytes) {
+      std::lock_guard lock(mutex_);
+      if (blocks_.size() < kMaxBlocks && held_ + capacity <= kMaxBytes) {
+        blocks_.emplace_back(p, capacity);
+        held_ += capacity;
+        return;
+      }
+    }
+    ::operator delete (p, std::align_val_t{64});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<void*, std::size_t>> blocks_;
+  std::size_t held_ = 0;
+};
+
+// An output buffer that the program overwrites entirely: no zero fill.
+inline Value uninitialized_value(DType dtype, const Dims& dims) {
+  const std::size_t bytes = static_cast<std::size_t>(num_elements(dims)) * dtype_size(dtype);
+  const auto block = BufferCache::instance().take(bytes);
+  void* p = block.first;
+  const std::size_t capacity = block.second;  // a plain variable: lambdas capture it everywhere
+  std::shared_ptr<void> owner(
+      p, [capacity](void* q) { BufferCache::instance().give_back(q, capacity); });
+  return Value::wrap(dtype, dims, p, std::move(owner));
+}
+
+// Copies elements [start, start + len) of the broadcast view of `src` into `dst`.
+template <class T>
+void gather_block(const T* src, BroadcastRun run, std::int64_t start, std::int64_t len, T* dst) {
+  std::int64_t j = (start / run.inner) % run.mid;  // current source element
+  std::int64_t r = start % run.inner;              // position within its repeat
+  for (std::int64_t k = 0; k < len;) {
+    if (run.inner == 1) {
+      const std::int64_t take = std::min(run.mid - j, len - k);
+      std::copy_n(src + j, take, dst + k);
+      k += take;
+      j = 0;
+    } else {
+      const std::int64_t take = std::min(run.inner - r, len - k);
+      std::fill_n(dst + k, take, src[j]);
+      k += take;
+      r = 0;
+      if (++j == run.mid) j = 0;
+    }
+  }
+}
+
+template <class T>
+using BlockFn = void (*)(const T* const*, T*, std::int64_t);
+
+template <class T>
+BlockFn<T> block_fn(const ElementwiseDef& def) {
+  if constexpr (std::is_same_v<T, float>)
+    return def.block_f32;
+  else
+    return def.block_f64;
+}
+
+template <class T>
+bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Dims& dims,
+                  std::span<Value> outputs) {
+  const std::int64_t n = num_elements(dims);
+  enum class Mode { full, constant, gather };
+  struct Source {
+    const T* data = nullptr;
+    BroadcastRun run;
+    Mode mode = Mode::full;
+    int scratch = -1;
+  };
+  std::vector<Source> sources(static_cast<std::size_t>(p.num_inputs));
+  int num_scratch = p.num_scratch;
+  for (std::size_t e = 0; e < sources.size(); ++e) {
+    if (inputs[e].dtype() != p.dtype) return false;
+    auto run = broadcast_run(inputs[e].dims(), dims);
+    if (!run) return false;
+    Source& s = sources[e];
+    s.data = inputs[e].data<T>();
+    s.run = *run;
+    if (run->mid * run->inner == n && run->inner == 1) {
+      s.mode = Mode::full;  // read in place
+    } else {
+      s.mode = run->mid == 1 ? Mode::constant : Mode::gather;
+      s.scratch = num_scratch++;
+    }
+  }
+  for (const FusedStep& step : p.steps)
+    if (!step.def || !block_fn<T>(*step.def)) return false;
+
+  for (int o = 0; o < p.num_outputs; ++o)
+    outputs[static_cast<std::size_t>(o)] = uninitialized_value(p.dtype, dims);
+  if (n == 0) return true;
+
+  // Everything a step needs per block, looked up once.
+  struct Op {
+    BlockFn<T> fn;
+    std::size_t first_arg, num_args;
+    T* out;      // its block buffer, or its output's first element
+    bool fixed;  // out is a block buffer (else out + start)
+  };
+  std::vector<std::size_t> arg_ids;
+  std::size_t max_args = 0;
+  for (const FusedStep& step : p.steps) {
+    for (int a : step.args) arg_ids.push_back(static_cast<std::size_t>(a));
+    max_args = std::max(max_args, step.args.size());
+  }
+
+  const std::size_t block = static_cast<std::size_t>(kFusedBlock);
+  std::unique_ptr<T, AlignedFree> scratch(static_cast<T*>(::operator new (
+      std::max<std::size_t>(static_cast<std::size_t>(num_scratch) * block * sizeof(T), 1),
+      std::align_val_t{64})));
+  auto buffer = [&](int i) { return scratch.get() + static_cast<std::size_t>(i) * block; };
+  for (const Source& s : sources)  // a broadcast scalar is the same block every time
+    if (s.mode == Mode::constant) std::fill_n(buffer(s.scratch), block, s.data[0]);
+
+  std::vector<Op> ops;
+  std::size_t first_arg = 0;
+  for (const FusedStep& step : p.steps) {
+    Op op{block_fn<T>(*step.def), first_arg, step.args.size(), nullptr, true};
+    if (step.scratch < 0) {
+      op.out = outputs[static_cast<std::size_t>(step.output)].template data<T>();
+      op.fixed = false;
+    } else {
+      op.out = buffer(step.scratch);
+    }
+    first_arg += step.args.size();
+    ops.push_back(op);
+  }
+  std::vector<const T*> operand(sources.size() + p.steps.size());
+  std::vector<const T*> args(max_args);
+  for (std::int64_t start = 0; start < n; start += kFusedBlock) {
+    const std::int64_t len = std::min(kFusedBlock, n - start);
+    for (std::size_t e = 0; e < sources.size(); ++e) {
+      const Source& s = sources[e];
+      if (s.mode == Mode::full) {
+        operand[e] = s.data + start;
+      } else {
+        if (s.mode == Mode::gather) gather_block(s.data, s.run, start, len, buffer(s.scratch));
+        operand[e] = buffer(s.scratch);
+      }
+    }
+    for (std::size_t j = 0; j < ops.size(); ++j) {
+      const Op& op = ops[j];
+      for (std::size_t a = 0; a < op.num_args; ++a) args[a] = operand[arg_ids[op.first_arg + a]];
+      T* out = op.fixed ? op.out : op.out + start;
+      op.fn(args.data(), out, len);
+      operand[sources.size() + j] = out;
+    }
+  }
+  return true;
+}
+
+}  // namespace fused_detail
+
+// The CPU's FusedKernelFn: float32 and float64 programs.
+inline bool run_fused(const FusedProgram& program, std::span<const Value> inputs, const Dims& dims,
+                      std::span<Value> outputs) {
+  if (program.dtype == DType::float32)
+    return fused_detail::run_fused_as<float>(program, inputs, dims, outputs);
+  if (program.dtype == DType::float64)
+    return fused_detail::run_fused_as<double>(program, inputs, dims, outputs);
+  return false;
+}
+
+}  // namespace cpu
+}  // namespace symflow
