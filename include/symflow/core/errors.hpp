@@ -103,4 +103,12 @@ class TypeError : public Error {
       : Error(ErrorCode::invalid_argument, std::move(message), std::move(node_name)) {}
 };
 
+// A lookup that found nothing at graph-construction time, as Python's LookupError
+// ("No gradient defined for operation ...").
+class LookupError : public Error {
+ public:
+  explicit LookupError(std::string message, std::string node_name = {})
+      : Error(ErrorCode::not_found, std::move(message), std::move(node_name)) {}
+};
+
 }  // namespace symflow

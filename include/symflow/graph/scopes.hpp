@@ -77,6 +77,10 @@ class control_dependencies {
     }
     graph_.state().control_frames.push_back(std::move(frame));
   }
+  // The ops and tensors of a collection, as the seed's
+  // control_dependencies(get_collection(GraphKeys::UPDATE_OPS)).
+  explicit control_dependencies(const std::vector<CollectionValue>& items)
+      : control_dependencies(dependencies_of(items)) {}
   explicit control_dependencies(std::nullptr_t)
       : control_dependencies(get_default_graph(), nullptr) {}
   control_dependencies(Graph graph, std::nullptr_t) : graph_(std::move(graph)) {
@@ -89,6 +93,20 @@ class control_dependencies {
   control_dependencies& operator=(const control_dependencies&) = delete;
 
  private:
+  static std::vector<Dependency> dependencies_of(const std::vector<CollectionValue>& items) {
+    std::vector<Dependency> deps;
+    for (const CollectionValue& item : items) {
+      if (const auto* op = std::get_if<Operation>(&item))
+        deps.emplace_back(*op);
+      else if (const auto* t = std::get_if<Output>(&item))
+        deps.emplace_back(*t);
+      else
+        throw TypeError(
+            "control_dependencies: a collection item is a string or a number; only operations "
+            "and tensors can be control inputs");
+    }
+    return deps;
+  }
   static Graph graph_for(const std::vector<Dependency>& deps) {
     for (const auto& d : deps)
       return Graph(std::holds_alternative<Operation>(d) ? std::get<Operation>(d).graph_state()

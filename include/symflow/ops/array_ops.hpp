@@ -186,6 +186,21 @@ Tensor<T> reshape(const Tensor<T>& x, const Dims& shape, std::string_view name =
   return Tensor<T>(reshape(Output(x), shape, name));
 }
 
+// tf.reshape with a computed shape (an int32 or int64 vector tensor).
+inline Output reshape(const Output& x, const Output& shape, std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({x, shape}), name, "Reshape");
+  return b.build(detail::kReshapeOp, {x, shape}, {{"T", x.dtype()}, {"Tshape", shape.dtype()}})
+      .output(0);
+}
+
+// tf.fill with computed dims (an int32 vector tensor) and a scalar tensor value.
+inline Output fill(const Output& dims, const Output& value, std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({dims, value}), name, "Fill");
+  return b
+      .build(detail::kFillOp, {dims, value}, {{"T", value.dtype()}, {"index_type", dims.dtype()}})
+      .output(0);
+}
+
 // tf.fill(dims, value).
 inline Output fill(const Shape& shape, const Value& scalar, std::string_view name = {}) {
   detail::OpBuilder b(get_default_graph(), name, "Fill");

@@ -2,10 +2,17 @@
 // C++ operators that build graph nodes with TensorFlow's operator names:
 // a + b is "add", a - b "sub", a * b "mul", a / b "truediv" (or "div" on integers),
 // -a "Neg". A scalar operand becomes a Const named "<op>/y" (or "<op>/x").
+// Comparisons a < b, <=, >, >= build "Less", "LessEqual", ... (a scalar on the left
+// turns the comparison around, as Python's reflected operators do: 2 < x is x > 2);
+// on bool tensors a & b is "and" (LogicalAnd), a | b "or", a ^ b "xor" (composed) and
+// ~a "LogicalNot". == and != compare handles, as in TensorFlow 1.x: use equal() and
+// not_equal() for elementwise comparison.
 
+#include <concepts>
 #include <type_traits>
 
 #include "symflow/detail/float_repr.hpp"
+#include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 
 namespace symflow {
@@ -123,5 +130,136 @@ SYMFLOW_SCALAR_OPERATOR(-, detail::kSubOp, "sub")
 SYMFLOW_SCALAR_OPERATOR(*, detail::kMulOp, "mul")
 SYMFLOW_SCALAR_OPERATOR(/, detail::div_def(x.dtype()), detail::div_name(x.dtype()))
 #undef SYMFLOW_SCALAR_OPERATOR
+
+// ---- comparisons --------------------------------------------------------------------------
+#define SYMFLOW_COMPARE_OPERATOR(op, fn, reflected)                                      \
+  inline Tensor<bool> operator op(const Output& x, const Output& y) { return fn(x, y); } \
+  template <Element T>                                                                   \
+  Tensor<bool> operator op(const Tensor<T>& x, const Tensor<T>& y) {                     \
+    return fn(Output(x), Output(y));                                                     \
+  }                                                                                      \
+  template <Scalar S>                                                                    \
+  Tensor<bool> operator op(const Output& x, S s) {                                       \
+    return fn(x, s);                                                                     \
+  }                                                                                      \
+  template <Scalar S>                                                                    \
+  Tensor<bool> operator op(S s, const Output& x) {                                       \
+    return reflected(x, s);                                                              \
+  }
+SYMFLOW_COMPARE_OPERATOR(<, less, greater)
+SYMFLOW_COMPARE_OPERATOR(<=, less_equal, greater_equal)
+SYMFLOW_COMPARE_OPERATOR(>, greater, less)
+SYMFLOW_COMPARE_OPERATOR(>=, greater_equal, less_equal)
+#undef SYMFLOW_COMPARE_OPERATOR
+
+#define SYMFLOW_MIXED_TYPE_OPERATOR(op)                                                  \
+  template <Element A, Element B>                                                        \
+  requires(!std::is_same_v<A, B>) void operator op(const Tensor<A>&, const Tensor<B>&) { \
+    static_assert(detail::always_false<A>,                                               \
+                  "symflow: operands have different element types; convert one with "    \
+                  "symflow::cast<T>(x) first");                                          \
+  }
+SYMFLOW_MIXED_TYPE_OPERATOR(<)
+SYMFLOW_MIXED_TYPE_OPERATOR(<=)
+SYMFLOW_MIXED_TYPE_OPERATOR(>)
+SYMFLOW_MIXED_TYPE_OPERATOR(>=)
+SYMFLOW_MIXED_TYPE_OPERATOR(&)
+SYMFLOW_MIXED_TYPE_OPERATOR(|)
+SYMFLOW_MIXED_TYPE_OPERATOR(^)
+#undef SYMFLOW_MIXED_TYPE_OPERATOR
+
+// ---- logical operators on bool tensors ------------------------------------------------------
+namespace detail {
+// a & b and a | b: Python's operator scope ("and", "or") names the op itself.
+inline Tensor<bool> logical_operator(const OpDef& def, std::string_view name, const Output& x,
+                                     const Output& y) {
+  OpBuilder b(graph_of({x, y}), {}, name);
+  return Tensor<bool>(b.build(def, {x, y}, {}).output(0));
+}
+inline Tensor<bool> logical_operator(const OpDef& def, std::string_view name, const Output& x,
+                                     bool s, bool scalar_first) {
+  return Tensor<bool>(build_with_scalar(def, x, s, scalar_first, false, {}, name));
+}
+// a ^ b: logical_xor inside the scope "xor", its last op named "xor".
+inline Tensor<bool> xor_operator(const Output& x, const Output& y) {
+  name_scope scope(graph_of({x, y}), "xor");
+  return logical_xor(x, y, scope.name());
+}
+inline Tensor<bool> xor_operator(const Output& x, bool s, bool scalar_first) {
+  Graph g = graph_of({x});
+  name_scope scope(g, "xor");
+  std::string_view param = scalar_first ? "x" : "y";
+  Output c = make_const(g, scalar_as(x.dtype(), s, param, "LogicalOr"), param).output(0);
+  return scalar_first ? logical_xor(c, x, scope.name()) : logical_xor(x, c, scope.name());
+}
+}  // namespace detail
+
+inline Tensor<bool> operator&(const Output& x, const Output& y) {
+  return detail::logical_operator(detail::kLogicalAndOp, "and", x, y);
+}
+inline Tensor<bool> operator|(const Output& x, const Output& y) {
+  return detail::logical_operator(detail::kLogicalOrOp, "or", x, y);
+}
+inline Tensor<bool> operator^(const Output& x, const Output& y) {
+  return detail::xor_operator(x, y);
+}
+inline Tensor<bool> operator~(const Output& x) { return logical_not(x); }
+
+// The scalar operand of a logical operator must be a bool (TensorFlow refuses x & 1).
+template <std::same_as<bool> B>
+Tensor<bool> operator&(const Output& x, B s) {
+  return detail::logical_operator(detail::kLogicalAndOp, "and", x, s, false);
+}
+template <std::same_as<bool> B>
+Tensor<bool> operator&(B s, const Output& x) {
+  return detail::logical_operator(detail::kLogicalAndOp, "and", x, s, true);
+}
+template <std::same_as<bool> B>
+Tensor<bool> operator|(const Output& x, B s) {
+  return detail::logical_operator(detail::kLogicalOrOp, "or", x, s, false);
+}
+template <std::same_as<bool> B>
+Tensor<bool> operator|(B s, const Output& x) {
+  return detail::logical_operator(detail::kLogicalOrOp, "or", x, s, true);
+}
+template <std::same_as<bool> B>
+Tensor<bool> operator^(const Output& x, B s) {
+  return detail::xor_operator(x, s, false);
+}
+template <std::same_as<bool> B>
+Tensor<bool> operator^(B s, const Output& x) {
+  return detail::xor_operator(x, s, true);
+}
+
+// On typed handles the logical operators need bool tensors: a compile error otherwise.
+#define SYMFLOW_BOOL_ONLY_OPERATOR(op)                                                      \
+  template <Element T>                                                                      \
+  requires(!std::is_same_v<T, bool>) void operator op(const Tensor<T>&, const Tensor<T>&) { \
+    static_assert(detail::always_false<T>,                                                  \
+                  "symflow: & | ^ ~ are logical operators on Tensor<bool>; compare first "  \
+                  "(x > 0) or use symflow::cast<bool>(x)");                                 \
+  }                                                                                         \
+  template <Element T, Scalar S>                                                            \
+  requires(!std::is_same_v<T, bool>) void operator op(const Tensor<T>&, S) {                \
+    static_assert(detail::always_false<T>,                                                  \
+                  "symflow: & | ^ ~ are logical operators on Tensor<bool>; compare first "  \
+                  "(x > 0) or use symflow::cast<bool>(x)");                                 \
+  }                                                                                         \
+  template <Element T, Scalar S>                                                            \
+  requires(!std::is_same_v<T, bool>) void operator op(S, const Tensor<T>&) {                \
+    static_assert(detail::always_false<T>,                                                  \
+                  "symflow: & | ^ ~ are logical operators on Tensor<bool>; compare first "  \
+                  "(x > 0) or use symflow::cast<bool>(x)");                                 \
+  }
+SYMFLOW_BOOL_ONLY_OPERATOR(&)
+SYMFLOW_BOOL_ONLY_OPERATOR(|)
+SYMFLOW_BOOL_ONLY_OPERATOR(^)
+#undef SYMFLOW_BOOL_ONLY_OPERATOR
+template <Element T>
+requires(!std::is_same_v<T, bool>) void operator~(const Tensor<T>&) {
+  static_assert(detail::always_false<T>,
+                "symflow: & | ^ ~ are logical operators on Tensor<bool>; compare first "
+                "(x > 0) or use symflow::cast<bool>(x)");
+}
 
 }  // namespace symflow

@@ -1,85 +1,96 @@
 #pragma once
-// The op vocabulary: every op type symflow knows, found by its GraphDef name.
+// The op vocabulary: every op type symflow knows, found by its GraphDef name, each
+// with its one entry: the OpDef (shape function, kernels) and its gradient.
+//
+// Each area of ops lists its entries beside its gradients (math_grad.hpp, nn_grad.hpp,
+// ...); this header joins the lists and checks them.
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
-#include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/compare_grad.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_ops.hpp"
-#include "symflow/ops/math_ops.hpp"
-#include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/conv_grad.hpp"
+#include "symflow/ops/grad_context.hpp"
+#include "symflow/ops/math_grad.hpp"
+#include "symflow/ops/nn_grad.hpp"
 #include "symflow/ops/random_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
+#include "symflow/ops/training_ops.hpp"
+#include "symflow/ops/transform_grad.hpp"
 
 namespace symflow {
 
-// Every registered op. The size is deduced (no entry can be left a nullptr), and the
-// static_assert below checks the entries whenever this header compiles.
-inline constexpr auto kAllOps = std::to_array<const OpDef*>({
-    &detail::kConstOp,
-    &detail::kPlaceholderOp,
-    &detail::kIdentityOp,
-    &detail::kReshapeOp,
-    &detail::kFillOp,
-    &detail::kNoOp,
-    &detail::kAddOp,
-    &detail::kSubOp,
-    &detail::kMulOp,
-    &detail::kRealDivOp,
-    &detail::kDivOp,
-    &detail::kPowOp,
-    &detail::kMaximumOp,
-    &detail::kMinimumOp,
-    &detail::kNegOp,
-    &detail::kSquareOp,
-    &detail::kAbsOp,
-    &detail::kSqrtOp,
-    &detail::kExpOp,
-    &detail::kLogOp,
-    &detail::kMatMulOp,
-    &detail::kSumOp,
-    &detail::kMeanOp,
-    &detail::kMaxOp,
-    &detail::kMinOp,
-    &detail::kCastOp,
-    &detail::kSoftmaxOp,
-    &detail::kVariableV2Op,
-    &detail::kAssignOp,
-    &detail::kAssignAddOp,
-    &detail::kAssignSubOp,
-    &detail::kScatterUpdateOp,
-    &detail::kScatterAddOp,
-    &detail::kScatterSubOp,
-    &detail::kIsVariableInitializedOp,
-    &detail::kVariableOrInitialValueOp,
-    &detail::kRandomStandardNormalOp,
-    &detail::kRandomUniformOp,
-    &detail::kTruncatedNormalOp,
-    &detail::kRandomUniformIntOp,
-    &detail::kRandomShuffleOp,
+namespace detail {
+
+// Sources, state and randomness: nothing flows back through them.
+inline constexpr auto kCoreOpEntries = std::to_array<OpEntry>({
+    {&kConstOp, not_differentiable},
+    {&kPlaceholderOp, not_differentiable},
+    {&kNoOp, not_differentiable},
+    {&kVariableV2Op, nullptr},
+    {&kAssignOp, nullptr},
+    {&kAssignAddOp, nullptr},
+    {&kAssignSubOp, nullptr},
+    {&kScatterUpdateOp, nullptr},
+    {&kScatterAddOp, nullptr},
+    {&kScatterSubOp, nullptr},
+    {&kIsVariableInitializedOp, not_differentiable},
+    {&kVariableOrInitialValueOp, nullptr},
+    {&kRandomStandardNormalOp, not_differentiable},
+    {&kRandomUniformOp, not_differentiable},
+    {&kTruncatedNormalOp, not_differentiable},
+    {&kRandomUniformIntOp, not_differentiable},
+    {&kRandomShuffleOp, not_differentiable},
 });
 
+template <std::size_t... N>
+consteval auto join_entries(const std::array<OpEntry, N>&... parts) {
+  std::array<OpEntry, (N + ...)> all{};
+  std::size_t at = 0;
+  ((std::copy(parts.begin(), parts.end(), all.begin() + static_cast<std::ptrdiff_t>(at)), at += N),
+   ...);
+  return all;
+}
+
+}  // namespace detail
+
+// Every registered op. The size is deduced, and the static_assert below checks the
+// entries whenever this header compiles.
+inline constexpr auto kAllOps =
+    detail::join_entries(detail::kCoreOpEntries, detail::kMathOpEntries, detail::kCompareOpEntries,
+                         detail::kTransformOpEntries, detail::kNnOpEntries, detail::kConvOpEntries,
+                         detail::kTrainingOpEntries);
+
 namespace detail {
-// Every entry has a type and no two share one. (That each has a shape function and a CPU
-// kernel is checked by tests/ops/registry_test.cpp: GCC cannot compare a function's
-// address with nullptr in a constant expression under -fsanitize=undefined.)
+// Every entry's op has a type, and no two share one. (That each entry has an op, a
+// shape function and a CPU kernel is checked by tests/ops/registry_test.cpp: GCC
+// cannot compare an address with nullptr in a constant expression under
+// -fsanitize=undefined; reading a null entry's type is a compile error anyway.)
 consteval bool op_types_are_unique() {
   for (std::size_t i = 0; i < kAllOps.size(); ++i) {
-    if (kAllOps[i]->type.empty()) return false;
+    if (kAllOps[i].def->type.empty()) return false;
     for (std::size_t j = 0; j < i; ++j)
-      if (kAllOps[j]->type == kAllOps[i]->type) return false;
+      if (kAllOps[j].def->type == kAllOps[i].def->type) return false;
   }
   return true;
 }
 static_assert(op_types_are_unique(), "symflow: each kAllOps entry needs its own, non-empty type");
 }  // namespace detail
 
+// The entry registered under `type`, or nullptr.
+constexpr const OpEntry* find_op_entry(std::string_view type) {
+  for (const OpEntry& entry : kAllOps)
+    if (entry.def->type == type) return &entry;
+  return nullptr;
+}
+
 // The op registered under `type`, or nullptr.
 constexpr const OpDef* find_op_def(std::string_view type) {
-  for (const OpDef* def : kAllOps)
-    if (def->type == type) return def;
-  return nullptr;
+  const OpEntry* entry = find_op_entry(type);
+  return entry ? entry->def : nullptr;
 }
 
 }  // namespace symflow

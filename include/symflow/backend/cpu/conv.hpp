@@ -1,0 +1,528 @@
+#pragma once
+// 2-D convolution and pooling over NHWC host buffers: the numeric core of Conv2D,
+// MaxPool, AvgPool and their gradients. No graph, no Value: plain pointers and a
+// geometry struct, so any backend or test can call them.
+//
+// Convolution is im2col + GEMM: each output pixel's receptive field is copied into a
+// row of a patch matrix P [pixels, kh*kw*in_depth], and the filter, read as a
+// row-major [kh*kw*in_depth, out_depth] matrix (its HWIO layout already is), turns
+// it into output rows: out = P * F. The gradients are the same products transposed:
+// dP = dOut * F^T scattered back into the input (col2im), and dF = P^T * dOut.
+// Pixels are processed in chunks so the patch buffer stays in cache, and the chunks
+// are spread over a few threads when the work is large enough to pay for them.
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace symflow::cpu {
+
+enum class Padding { same, valid };
+
+// "SAME" / "VALID" as TensorFlow spells them; false for anything else.
+inline bool parse_padding(std::string_view s, Padding& out) {
+  if (s == "SAME") {
+    out = Padding::same;
+    return true;
+  }
+  if (s == "VALID") {
+    out = Padding::valid;
+    return true;
+  }
+  return false;
+}
+
+// One spatial dimension of a sliding window, by TensorFlow's rules
+// (GetWindowedOutputSizeVerbose): the window spans (size-1)*dilation+1 inputs;
+// VALID keeps the windows that fit, SAME keeps ceil(in/stride) of them and pads the
+// missing inputs, the smaller half before. `size` < 0 when VALID does not fit.
+struct WindowedDim {
+  std::int64_t size = 0;        // output size
+  std::int64_t pad_before = 0;  // implicit zero rows/cols before the input
+};
+inline WindowedDim windowed_output(std::int64_t in, std::int64_t window, std::int64_t stride,
+                                   std::int64_t dilation, Padding padding) {
+  const std::int64_t effective = (window - 1) * dilation + 1;
+  WindowedDim d;
+  if (padding == Padding::valid) {
+    d.size = in < effective ? -1 : (in - effective + stride) / stride;
+  } else {
+    d.size = (in + stride - 1) / stride;
+    const std::int64_t needed = std::max<std::int64_t>(0, (d.size - 1) * stride + effective - in);
+    d.pad_before = needed / 2;
+  }
+  return d;
+}
+
+struct Conv2DGeometry {
+  std::int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;
+  std::int64_t filter_rows = 0, filter_cols = 0, out_depth = 0;
+  std::int64_t out_rows = 0, out_cols = 0;
+  std::int64_t stride_rows = 1, stride_cols = 1;
+  std::int64_t dilation_rows = 1, dilation_cols = 1;
+  std::int64_t pad_top = 0, pad_left = 0;
+
+  std::int64_t patch_size() const { return filter_rows * filter_cols * in_depth; }
+  std::int64_t out_pixels() const { return batch * out_rows * out_cols; }
+  std::int64_t in_image_size() const { return in_rows * in_cols * in_depth; }
+  std::int64_t out_image_size() const { return out_rows * out_cols * out_depth; }
+  // A 1x1 filter that reads every input pixel once: the input already is P.
+  bool is_pointwise() const {
+    return filter_rows == 1 && filter_cols == 1 && stride_rows == 1 && stride_cols == 1 &&
+           pad_top == 0 && pad_left == 0 && out_rows == in_rows && out_cols == in_cols;
+  }
+};
+
+// The geometry of a conv over input [batch, in_rows, in_cols, in_depth] with filter
+// [filter_rows, filter_cols, in_depth, out_depth]; out_rows/out_cols < 0 when VALID
+// does not fit.
+inline Conv2DGeometry conv2d_geometry(const std::int64_t (&input)[4],
+                                      const std::int64_t (&filter)[4], std::int64_t stride_rows,
+                                      std::int64_t stride_cols, std::int64_t dilation_rows,
+                                      std::int64_t dilation_cols, Padding padding) {
+  Conv2DGeometry g;
+  g.batch = input[0];
+  g.in_rows = input[1];
+  g.in_cols = input[2];
+  g.in_depth = input[3];
+  g.filter_rows = filter[0];
+  g.filter_cols = filter[1];
+  g.out_depth = filter[3];
+  g.stride_rows = stride_rows;
+  g.stride_cols = stride_cols;
+  g.dilation_rows = dilation_rows;
+  g.dilation_cols = dilation_cols;
+  const WindowedDim r =
+      windowed_output(g.in_rows, g.filter_rows, stride_rows, dilation_rows, padding);
+  const WindowedDim c =
+      windowed_output(g.in_cols, g.filter_cols, stride_cols, dilation_cols, padding);
+  g.out_rows = r.size;
+  g.out_cols = c.size;
+  g.pad_top = r.pad_before;
+  g.pad_left = c.pad_before;
+  return g;
+}
+
+namespace detail {
+
+template <class T>
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using ConstMatrixMap = Eigen::Map<const RowMajor<T>>;
+template <class T>
+using MatrixMap = Eigen::Map<RowMajor<T>>;
+template <class T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <class T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+}  // namespace detail
+
+// The most threads one conv or pooling kernel uses; 0 (the default) means one per
+// hardware thread. Benchmarks and programs sharing the machine may lower it.
+inline std::atomic<int> max_kernel_threads{0};
+
+namespace detail {
+
+// How many threads `work` multiply-adds deserve: one per ~2M, at most the machine's.
+inline int threads_for(double work, std::int64_t max_tasks) {
+  static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int limit = max_kernel_threads.load(std::memory_order_relaxed);
+  const double per_thread = 2e6;
+  auto n = static_cast<std::int64_t>(work / per_thread);
+  n = std::min<std::int64_t>({n, limit > 0 ? limit : hardware, max_tasks});
+  return static_cast<int>(std::max<std::int64_t>(1, n));
+}
+
+// Runs fn(thread, begin, end) over [0, n) split into `threads` contiguous ranges, on
+// the calling thread plus threads-1 helpers.
+template <class F>
+void parallel_ranges(int threads, std::int64_t n, F&& fn) {
+  if (threads <= 1 || n <= 1) {
+    fn(0, std::int64_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(threads - 1));
+  auto range = [&](int t) { return n * t / threads; };
+  for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { fn(t, range(t), range(t + 1)); });
+  fn(0, std::int64_t{0}, range(1));
+  for (auto& th : pool) th.join();
+}
+
+// Output pixels per patch chunk: about 256 KiB of patches, at least 64 rows.
+template <class T>
+std::int64_t chunk_pixels(const Conv2DGeometry& g) {
+  const std::int64_t bytes = 256 * 1024;
+  const auto row = static_cast<std::int64_t>(sizeof(T)) * std::max<std::int64_t>(1, g.patch_size());
+  return std::max<std::int64_t>(64, bytes / row);
+}
+
+// Fills rows [p0, p1) of the patch matrix (global output pixel indices) into `patches`.
+template <class T>
+void im2col(const Conv2DGeometry& g, const T* input, std::int64_t p0, std::int64_t p1, T* patches) {
+  const std::int64_t depth = g.in_depth;
+  const std::int64_t row_span = g.filter_cols * depth;  // one filter row's slice of a patch
+  const std::int64_t plane = g.out_rows * g.out_cols;
+  for (std::int64_t p = p0; p < p1; ++p) {
+    const std::int64_t n = p / plane;
+    const std::int64_t rem = p - n * plane;
+    const std::int64_t oh = rem / g.out_cols;
+    const std::int64_t ow = rem - oh * g.out_cols;
+    const T* image = input + n * g.in_image_size();
+    T* dst = patches + (p - p0) * g.patch_size();
+    const std::int64_t iw0 = ow * g.stride_cols - g.pad_left;
+    const std::int64_t iw_last = iw0 + (g.filter_cols - 1) * g.dilation_cols;
+    const bool cols_inside = iw0 >= 0 && iw_last < g.in_cols;
+    for (std::int64_t kh = 0; kh < g.filter_rows; ++kh, dst += row_span) {
+      const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+      if (ih < 0 || ih >= g.in_rows) {
+        std::fill_n(dst, row_span, T(0));
+        continue;
+      }
+      const T* src_row = image + ih * g.in_cols * depth;
+      if (cols_inside && g.dilation_cols == 1) {
+        std::memcpy(dst, src_row + iw0 * depth, static_cast<std::size_t>(row_span) * sizeof(T));
+        continue;
+      }
+      for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
+        const std::int64_t iw = iw0 + kw * g.dilation_cols;
+        T* d = dst + kw * depth;
+        if (iw < 0 || iw >= g.in_cols)
+          std::fill_n(d, depth, T(0));
+        else
+          std::copy_n(src_row + iw * depth, depth, d);
+      }
+    }
+  }
+}
+
+// Adds rows [p0, p1) of the patch-gradient matrix back into the input gradient.
+template <class T>
+void col2im(const Conv2DGeometry& g, const T* patches, std::int64_t p0, std::int64_t p1, T* grad) {
+  const std::int64_t depth = g.in_depth;
+  const std::int64_t plane = g.out_rows * g.out_cols;
+  for (std::int64_t p = p0; p < p1; ++p) {
+    const std::int64_t n = p / plane;
+    const std::int64_t rem = p - n * plane;
+    const std::int64_t oh = rem / g.out_cols;
+    const std::int64_t ow = rem - oh * g.out_cols;
+    T* image = grad + n * g.in_image_size();
+    const T* src = patches + (p - p0) * g.patch_size();
+    const std::int64_t iw0 = ow * g.stride_cols - g.pad_left;
+    const std::int64_t iw_last = iw0 + (g.filter_cols - 1) * g.dilation_cols;
+    const bool contiguous = iw0 >= 0 && iw_last < g.in_cols && g.dilation_cols == 1;
+    const std::int64_t row_span = g.filter_cols * depth;
+    for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+      const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+      if (ih < 0 || ih >= g.in_rows) continue;
+      T* dst_row = image + ih * g.in_cols * depth;
+      const T* s = src + kh * row_span;
+      // (Eigen adds: GCC's -O2 does not vectorize loops of unknown length.)
+      if (contiguous) {
+        ArrayMap<T>(dst_row + iw0 * depth, row_span) += ConstArrayMap<T>(s, row_span);
+        continue;
+      }
+      for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
+        const std::int64_t iw = iw0 + kw * g.dilation_cols;
+        if (iw < 0 || iw >= g.in_cols) continue;
+        ArrayMap<T>(dst_row + iw * depth, depth) += ConstArrayMap<T>(s + kw * depth, depth);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+// output [batch, out_rows, out_cols, out_depth] = conv(input, filter).
+template <class T>
+void conv2d_forward(const Conv2DGeometry& g, const T* input, const T* filter, T* output) {
+  const std::int64_t pixels = g.out_pixels();
+  const std::int64_t k = g.patch_size();
+  if (pixels == 0 || g.out_depth == 0) return;
+  detail::ConstMatrixMap<T> f(filter, k, g.out_depth);
+  if (k == 0) {
+    std::fill_n(output, pixels * g.out_depth, T(0));
+    return;
+  }
+  if (g.is_pointwise()) {
+    const int threads =
+        detail::threads_for(double(pixels) * double(k) * double(g.out_depth), pixels);
+    detail::parallel_ranges(threads, pixels, [&](int, std::int64_t b, std::int64_t e) {
+      detail::MatrixMap<T>(output + b * g.out_depth, e - b, g.out_depth).noalias() =
+          detail::ConstMatrixMap<T>(input + b * k, e - b, k) * f;
+    });
+    return;
+  }
+  const std::int64_t chunk = detail::chunk_pixels<T>(g);
+  const std::int64_t chunks = (pixels + chunk - 1) / chunk;
+  const int threads = detail::threads_for(double(pixels) * double(k) * double(g.out_depth), chunks);
+  detail::parallel_ranges(threads, chunks, [&](int, std::int64_t c0, std::int64_t c1) {
+    std::vector<T> patches(static_cast<std::size_t>(chunk * k));
+    for (std::int64_t c = c0; c < c1; ++c) {
+      const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
+      detail::im2col(g, input, p0, p1, patches.data());
+      detail::MatrixMap<T>(output + p0 * g.out_depth, p1 - p0, g.out_depth).noalias() =
+          detail::ConstMatrixMap<T>(patches.data(), p1 - p0, k) * f;
+    }
+  });
+}
+
+// input_grad [batch, in_rows, in_cols, in_depth] = d loss / d input, given
+// out_grad = d loss / d output (Conv2DBackpropInput).
+template <class T>
+void conv2d_backprop_input(const Conv2DGeometry& g, const T* filter, const T* out_grad,
+                           T* input_grad) {
+  std::fill_n(input_grad, g.batch * g.in_image_size(), T(0));
+  const std::int64_t pixels = g.out_pixels();
+  const std::int64_t k = g.patch_size();
+  if (pixels == 0 || k == 0) return;
+  detail::ConstMatrixMap<T> f(filter, k, g.out_depth);
+  if (g.is_pointwise()) {
+    const int threads =
+        detail::threads_for(double(pixels) * double(k) * double(g.out_depth), pixels);
+    detail::parallel_ranges(threads, pixels, [&](int, std::int64_t b, std::int64_t e) {
+      detail::MatrixMap<T>(input_grad + b * k, e - b, k).noalias() =
+          detail::ConstMatrixMap<T>(out_grad + b * g.out_depth, e - b, g.out_depth) * f.transpose();
+    });
+    return;
+  }
+  // Threads take whole images, so their col2im writes never overlap.
+  const std::int64_t plane = g.out_rows * g.out_cols;
+  const std::int64_t chunk = std::min(detail::chunk_pixels<T>(g), plane);
+  const int threads =
+      detail::threads_for(double(pixels) * double(k) * double(g.out_depth), g.batch);
+  detail::parallel_ranges(threads, g.batch, [&](int, std::int64_t n0, std::int64_t n1) {
+    std::vector<T> patches(static_cast<std::size_t>(chunk * k));
+    for (std::int64_t p0 = n0 * plane; p0 < n1 * plane; p0 += chunk) {
+      const std::int64_t p1 = std::min(n1 * plane, p0 + chunk);
+      detail::MatrixMap<T>(patches.data(), p1 - p0, k).noalias() =
+          detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth) *
+          f.transpose();
+      detail::col2im(g, patches.data(), p0, p1, input_grad);
+    }
+  });
+}
+
+// filter_grad [filter_rows, filter_cols, in_depth, out_depth] = d loss / d filter
+// (Conv2DBackpropFilter).
+template <class T>
+void conv2d_backprop_filter(const Conv2DGeometry& g, const T* input, const T* out_grad,
+                            T* filter_grad) {
+  const std::int64_t pixels = g.out_pixels();
+  const std::int64_t k = g.patch_size();
+  detail::MatrixMap<T> df(filter_grad, k, g.out_depth);
+  df.setZero();
+  if (pixels == 0 || k == 0 || g.out_depth == 0) return;
+  // Sums go into column-major accumulators: Eigen's kernel runs P^T * dOut (a long
+  // inner dimension, a small result) about three times faster that way round.
+  using ColMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
+  const bool pointwise = g.is_pointwise();
+  const std::int64_t chunk = pointwise ? std::int64_t{4096} : detail::chunk_pixels<T>(g);
+  const std::int64_t chunks = (pixels + chunk - 1) / chunk;
+  const int threads = detail::threads_for(double(pixels) * double(k) * double(g.out_depth), chunks);
+  std::vector<ColMajor> partial(static_cast<std::size_t>(threads));
+  detail::parallel_ranges(threads, chunks, [&](int t, std::int64_t c0, std::int64_t c1) {
+    ColMajor& sum = partial[static_cast<std::size_t>(t)];
+    sum.setZero(k, g.out_depth);
+    std::vector<T> patches(pointwise ? 0 : static_cast<std::size_t>(chunk * k));
+    for (std::int64_t c = c0; c < c1; ++c) {
+      const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
+      const T* rows = input + p0 * k;
+      if (!pointwise) {
+        detail::im2col(g, input, p0, p1, patches.data());
+        rows = patches.data();
+      }
+      sum.noalias() += detail::ConstMatrixMap<T>(rows, p1 - p0, k).transpose() *
+                       detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth);
+    }
+  });
+  for (const auto& m : partial) df += m;
+}
+
+// ---- pooling ------------------------------------------------------------------
+
+struct Pool2DGeometry {
+  std::int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;
+  std::int64_t window_rows = 1, window_cols = 1;
+  std::int64_t stride_rows = 1, stride_cols = 1;
+  std::int64_t out_rows = 0, out_cols = 0;
+  std::int64_t pad_top = 0, pad_left = 0;
+};
+
+inline Pool2DGeometry pool2d_geometry(const std::int64_t (&input)[4], std::int64_t window_rows,
+                                      std::int64_t window_cols, std::int64_t stride_rows,
+                                      std::int64_t stride_cols, Padding padding) {
+  Pool2DGeometry g;
+  g.batch = input[0];
+  g.in_rows = input[1];
+  g.in_cols = input[2];
+  g.depth = input[3];
+  g.window_rows = window_rows;
+  g.window_cols = window_cols;
+  g.stride_rows = stride_rows;
+  g.stride_cols = stride_cols;
+  const WindowedDim r = windowed_output(g.in_rows, window_rows, stride_rows, 1, padding);
+  const WindowedDim c = windowed_output(g.in_cols, window_cols, stride_cols, 1, padding);
+  g.out_rows = r.size;
+  g.out_cols = c.size;
+  g.pad_top = r.pad_before;
+  g.pad_left = c.pad_before;
+  return g;
+}
+
+namespace detail {
+
+// The part of output pixel (oh, ow)'s window that lies inside the input: rows
+// [h0, h1) and cols [w0, w1). Padding never counts, for max or average.
+struct PoolWindow {
+  std::int64_t h0, h1, w0, w1;
+  std::int64_t count() const { return (h1 - h0) * (w1 - w0); }
+};
+inline PoolWindow pool_window(const Pool2DGeometry& g, std::int64_t oh, std::int64_t ow) {
+  const std::int64_t hs = oh * g.stride_rows - g.pad_top;
+  const std::int64_t ws = ow * g.stride_cols - g.pad_left;
+  return {std::max<std::int64_t>(hs, 0), std::min(hs + g.window_rows, g.in_rows),
+          std::max<std::int64_t>(ws, 0), std::min(ws + g.window_cols, g.in_cols)};
+}
+
+// Calls fn(in_image, out_pixel_index, window) for each output pixel of images
+// [n0, n1); work is split over threads by images.
+template <class F>
+void for_each_pool_window(const Pool2DGeometry& g, F&& fn) {
+  const double work = double(g.batch) * double(g.out_rows) * double(g.out_cols) *
+                      double(g.window_rows) * double(g.window_cols) * double(g.depth);
+  const int threads = threads_for(work, g.batch);
+  parallel_ranges(threads, g.batch, [&](int, std::int64_t n0, std::int64_t n1) {
+    for (std::int64_t n = n0; n < n1; ++n)
+      for (std::int64_t oh = 0; oh < g.out_rows; ++oh)
+        for (std::int64_t ow = 0; ow < g.out_cols; ++ow)
+          fn(n, (n * g.out_rows + oh) * g.out_cols + ow, pool_window(g, oh, ow));
+  });
+}
+
+}  // namespace detail
+
+// output [batch, out_rows, out_cols, depth]: each window's maximum.
+template <class T>
+void max_pool_forward(const Pool2DGeometry& g, const T* input, T* output) {
+  const std::int64_t depth = g.depth;
+  detail::for_each_pool_window(g, [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
+    T* out = output + o * depth;
+    std::fill_n(out, depth, std::numeric_limits<T>::lowest());
+    const T* image = input + n * g.in_rows * g.in_cols * depth;
+    for (std::int64_t h = w.h0; h < w.h1; ++h)
+      for (std::int64_t x = w.w0; x < w.w1; ++x) {
+        const T* in = image + (h * g.in_cols + x) * depth;
+        for (std::int64_t c = 0; c < depth; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+      }
+  });
+}
+
+namespace detail {
+
+// max_pool_backward over images [n0, n1).
+template <class T>
+void max_pool_backward_images(const Pool2DGeometry& g, const T* input, const T* out_grad,
+                              T* input_grad, std::int64_t n0, std::int64_t n1) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const std::int64_t depth = g.depth;
+  const std::int64_t image_size = g.in_rows * g.in_cols * depth;
+  Array best(depth);
+  for (std::int64_t n = n0; n < n1; ++n) {
+    const T* image = input + n * image_size;
+    T* grad = input_grad + n * image_size;
+    for (std::int64_t oh = 0; oh < g.out_rows; ++oh)
+      for (std::int64_t ow = 0; ow < g.out_cols; ++ow) {
+        const PoolWindow w = pool_window(g, oh, ow);
+        if (w.count() <= 0) continue;
+        // The maximum of each channel, vectorized (Eigen: GCC's -O2 does not vectorize
+        // loops of unknown length), then per channel the first pixel that holds it.
+        best.setConstant(std::numeric_limits<T>::lowest());
+        for (std::int64_t h = w.h0; h < w.h1; ++h)
+          for (std::int64_t x = w.w0; x < w.w1; ++x)
+            best = best.max(Eigen::Map<const Array>(image + (h * g.in_cols + x) * depth, depth));
+        const T* dy = out_grad + ((n * g.out_rows + oh) * g.out_cols + ow) * depth;
+        const std::int64_t first = (w.h0 * g.in_cols + w.w0) * depth;
+        // Scanning backwards with conditional moves (no unpredictable branches) leaves
+        // the first match; an all-NaN window sends its gradient to the first pixel.
+        for (std::int64_t c = 0; c < depth; ++c) {
+          const T m = best[c];
+          std::int64_t at = first;
+          for (std::int64_t h = w.h1 - 1; h >= w.h0; --h)
+            for (std::int64_t x = w.w1 - 1; x >= w.w0; --x) {
+              const std::int64_t i = (h * g.in_cols + x) * depth;
+              at = image[i + c] == m ? i : at;
+            }
+          grad[at + c] += dy[c];
+        }
+      }
+  }
+}
+
+}  // namespace detail
+
+// input_grad [batch, in_rows, in_cols, depth]: each output's gradient goes to the first
+// (row-major) maximum of its window, as TensorFlow's CPU MaxPoolGrad routes it.
+template <class T>
+void max_pool_backward(const Pool2DGeometry& g, const T* input, const T* out_grad, T* input_grad) {
+  const std::int64_t image_size = g.in_rows * g.in_cols * g.depth;
+  std::fill_n(input_grad, g.batch * image_size, T(0));
+  const double work = double(g.batch) * double(g.out_rows) * double(g.out_cols) *
+                      double(g.window_rows) * double(g.window_cols) * double(g.depth);
+  const int threads = detail::threads_for(work, g.batch);
+  // Threads take whole images: their writes never overlap.
+  detail::parallel_ranges(threads, g.batch, [&](int, std::int64_t n0, std::int64_t n1) {
+    detail::max_pool_backward_images<T>(g, input, out_grad, input_grad, n0, n1);
+  });
+}
+
+// output [batch, out_rows, out_cols, depth]: each window's mean over its inputs
+// (padding excluded from the count, as TensorFlow does).
+template <class T>
+void avg_pool_forward(const Pool2DGeometry& g, const T* input, T* output) {
+  const std::int64_t depth = g.depth;
+  detail::for_each_pool_window(g, [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
+    T* out = output + o * depth;
+    std::fill_n(out, depth, T(0));
+    const T* image = input + n * g.in_rows * g.in_cols * depth;
+    for (std::int64_t h = w.h0; h < w.h1; ++h)
+      for (std::int64_t x = w.w0; x < w.w1; ++x) {
+        const T* in = image + (h * g.in_cols + x) * depth;
+        for (std::int64_t c = 0; c < depth; ++c) out[c] += in[c];
+      }
+    const std::int64_t count = w.count();
+    if (count > 0)
+      for (std::int64_t c = 0; c < depth; ++c) out[c] /= static_cast<T>(count);
+  });
+}
+
+// input_grad: each output's gradient spread evenly over its window's inputs.
+template <class T>
+void avg_pool_backward(const Pool2DGeometry& g, const T* out_grad, T* input_grad) {
+  const std::int64_t depth = g.depth;
+  const std::int64_t image_size = g.in_rows * g.in_cols * depth;
+  std::fill_n(input_grad, g.batch * image_size, T(0));
+  detail::for_each_pool_window(g, [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
+    const std::int64_t count = w.count();
+    if (count <= 0) return;
+    const T scale = T(1) / static_cast<T>(count);
+    const T* dy = out_grad + o * depth;
+    T* image = input_grad + n * image_size;
+    for (std::int64_t h = w.h0; h < w.h1; ++h)
+      for (std::int64_t x = w.w0; x < w.w1; ++x) {
+        T* in = image + (h * g.in_cols + x) * depth;
+        for (std::int64_t c = 0; c < depth; ++c) in[c] += dy[c] * scale;
+      }
+  });
+}
+
+}  // namespace symflow::cpu

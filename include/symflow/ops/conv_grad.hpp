@@ -1,0 +1,63 @@
+#pragma once
+// Gradients of conv2d and the pooling ops (conv_ops.hpp), built from the backprop ops
+// as TensorFlow's nn_grad.py builds them.
+
+#include <array>
+
+#include "symflow/ops/conv_ops.hpp"
+#include "symflow/ops/grad_context.hpp"
+#include "symflow/ops/shape_ops.hpp"
+
+namespace symflow::detail {
+
+namespace conv {
+
+// x's shape as an int32 vector: a Const when it is fully known at build time (as
+// TensorFlow folds tf.shape then), else a Shape op.
+inline Output shape_vector_of(const GradContext& c, const Output& x) {
+  const Shape s = x.get_shape();
+  if (s.is_fully_defined()) {
+    Graph g = c.graph();
+    return make_const(g, int32_vector(s.dims()), "Shape").output(0);
+  }
+  return shape(x);
+}
+
+// Conv2D -> (Conv2DBackpropInput, Conv2DBackpropFilter), with the forward op's attrs.
+inline std::vector<Output> conv2d_grad(const GradContext& c) {
+  const auto& strides = c.op.get_attr<IntList>("strides").items;
+  const auto& padding = c.op.get_attr<std::string>("padding");
+  const nn::Conv2DOptions options{.dilations = c.op.get_attr<IntList>("dilations").items};
+  const Output x = c.input(0), w = c.input(1);
+  const Output x_shape = shape_vector_of(c, x);
+  const Output w_shape = shape_vector_of(c, w);
+  return {nn::conv2d_backprop_input(x_shape, w, c.grad(0), strides, padding, options),
+          nn::conv2d_backprop_filter(x, w_shape, c.grad(0), strides, padding, options)};
+}
+
+inline std::vector<Output> max_pool_grad(const GradContext& c) {
+  return {nn::max_pool_grad(
+      c.input(0), c.output(0), c.grad(0), c.op.get_attr<IntList>("ksize").items,
+      c.op.get_attr<IntList>("strides").items, c.op.get_attr<std::string>("padding"))};
+}
+
+inline std::vector<Output> avg_pool_grad(const GradContext& c) {
+  return {nn::avg_pool_grad(
+      shape_vector_of(c, c.input(0)), c.grad(0), c.op.get_attr<IntList>("ksize").items,
+      c.op.get_attr<IntList>("strides").items, c.op.get_attr<std::string>("padding"))};
+}
+
+}  // namespace conv
+
+inline constexpr auto kConvOpEntries = std::to_array<OpEntry>({
+    {&kConv2DOp, conv::conv2d_grad},
+    {&kMaxPoolOp, conv::max_pool_grad},
+    {&kAvgPoolOp, conv::avg_pool_grad},
+    // TensorFlow defines second-order gradients for these; symflow does not (yet).
+    {&kConv2DBackpropInputOp, nullptr},
+    {&kConv2DBackpropFilterOp, nullptr},
+    {&kMaxPoolGradOp, nullptr},
+    {&kAvgPoolGradOp, nullptr},
+});
+
+}  // namespace symflow::detail

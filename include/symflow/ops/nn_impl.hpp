@@ -1,0 +1,286 @@
+#pragma once
+// symflow::nn functions that TensorFlow composes from several ops (nn_impl.py, nn_ops.py):
+// the cross-entropy wrappers, sigmoid cross entropy, moments, batch_normalization and
+// dropout. Each builds the nodes TensorFlow 1.x builds, under the same name scope.
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/math_ops.hpp"
+#include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/operators.hpp"
+#include "symflow/ops/random_ops.hpp"
+#include "symflow/ops/shape_ops.hpp"
+
+namespace symflow {
+
+namespace detail {
+
+// The static shape of a tensor as Python prints a TensorShape: "(2, 3)", "(3,)", "(None, 3)".
+inline std::string python_shape(const Shape& s) {
+  if (!s.has_rank()) return "<unknown>";
+  std::string out = "(";
+  const Dims& d = s.dims();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) out += ", ";
+    out += d[i] < 0 ? "None" : std::to_string(d[i]);
+  }
+  return out + (d.size() == 1 ? ",)" : ")");
+}
+
+// `x` flattened to [-1, classes] for the cross-entropy ops (classes must be known).
+inline Output flatten_outer_dims(const Output& x, std::string_view what) {
+  const Shape& s = x.get_shape();
+  if (!s.has_rank() || s.dims().back() < 0)
+    throw ValueError(std::string(what) + " needs a known rank and a known last dimension, got " +
+                     s.to_string());
+  return reshape(x, Dims{-1, s.dims().back()});
+}
+
+// The loss of rank `rank - 1` for logits of static shape `s`: all dims but the first and
+// the last must be known (the first may be -1).
+inline Dims batch_dims_of(const Shape& s) {
+  Dims out(s.dims().begin(), s.dims().end() - 1);
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i] < 0)
+      throw ValueError("softmax_cross_entropy_with_logits: symflow needs every dimension of " +
+                       s.to_string() + " but the first and the last to be known");
+  return out;
+}
+
+// A scalar of x's dtype.
+inline Value scalar_of(DType dtype, double v) {
+  return visit_dtype(dtype,
+                     [&](auto t) { return Value(static_cast<typename decltype(t)::type>(v)); });
+}
+
+}  // namespace detail
+
+namespace nn {
+
+// tf.nn.softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1): the cross entropy
+// of softmax(logits) against the distributions `labels`, one value per row; gradients flow
+// to both logits and labels. Rank-2 inputs give one SoftmaxCrossEntropyWithLogits node
+// named after the scope; other ranks are flattened to [-1, classes] with Reshape and the
+// loss reshaped back (symflow reshapes with constant shapes where TensorFlow computes
+// them with Shape/Slice/ConcatV2, so every dimension but the first and the last must be
+// known). Only the last axis is supported.
+inline Output softmax_cross_entropy_with_logits_v2(const Output& labels, const Output& logits,
+                                                   int axis = -1, std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({logits, labels}), name, "softmax_cross_entropy_with_logits");
+  const Shape& s = logits.get_shape();
+  if (axis != -1 && !(s.has_rank() && axis == s.rank() - 1))
+    throw ValueError("softmax_cross_entropy_with_logits: symflow supports the last axis only");
+  const AttrMap attrs{{"T", logits.dtype()}};
+  if (s.has_rank() && s.rank() == 2)
+    return b.build(detail::kSoftmaxCrossEntropyWithLogitsOp, {logits, labels}, attrs).output(0);
+  if (s.has_rank() && s.rank() == 0)
+    throw ValueError("Logits cannot be scalars - received shape " + s.to_string() + ".");
+  Dims batch = detail::batch_dims_of(s);
+  Output flat_logits = detail::flatten_outer_dims(logits, "softmax_cross_entropy_with_logits");
+  Output flat_labels = detail::flatten_outer_dims(labels, "softmax_cross_entropy_with_logits");
+  Output cost = b.build(detail::kSoftmaxCrossEntropyWithLogitsOp, {flat_logits, flat_labels}, attrs)
+                    .output(0);
+  return reshape(cost, batch);
+}
+
+// tf.nn.softmax_cross_entropy_with_logits(labels, logits, dim=-1), TensorFlow 1.x's first
+// version: as _v2, but no gradient flows into the labels (StopGradient
+// "softmax_cross_entropy_with_logits_sg/labels_stop_gradient").
+inline Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,
+                                                int dim = -1, std::string_view name = {}) {
+  name_scope scope(graph_of({logits, labels}),
+                   name.empty() ? "softmax_cross_entropy_with_logits_sg" : name);
+  Output stopped = stop_gradient(labels, "labels_stop_gradient");
+  return softmax_cross_entropy_with_logits_v2(stopped, logits, dim, scope.name());
+}
+
+// tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits): the cross entropy of
+// softmax(logits) against class indices `labels` (int32 or int64), of labels' shape.
+// A label outside [0, classes) is an InvalidArgumentError when it runs.
+inline Output sparse_softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,
+                                                       std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({logits, labels}), name, "SparseSoftmaxCrossEntropyWithLogits");
+  const Shape& ls = labels.get_shape();
+  const Shape& s = logits.get_shape();
+  // As TensorFlow: the labels' shape, a Const when it is known.
+  Output labels_shape = ls.is_fully_defined()
+                            ? b.constant_arg(detail::int32_vector(ls.dims()), "Shape")
+                            : shape(labels, DType::int32, "Shape");
+  if (s.has_rank() && s.rank() == 0)
+    throw ValueError("Logits cannot be scalars - received shape " + s.to_string() + ".");
+  if (s.has_rank() && ls.has_rank() && ls.rank() != s.rank() - 1)
+    throw ValueError(
+        "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+        "labels.shape=" +
+        detail::python_shape(ls) + " of rank " + std::to_string(ls.rank()) +
+        " and logits.shape=" + detail::python_shape(s) + " of rank " + std::to_string(s.rank()));
+  if (ls.is_fully_defined() && s.has_rank()) {
+    Dims outer(s.dims().begin(), s.dims().end() - 1);
+    if (Shape(outer).is_fully_defined() && outer != ls.dims())
+      throw ValueError(
+          "`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
+          "labels.shape=" +
+          detail::python_shape(ls) + " and logits.shape=" + detail::python_shape(s));
+  }
+  const AttrMap attrs{{"T", logits.dtype()}, {"Tlabels", labels.dtype()}};
+  if (s.has_rank() && s.rank() == 2)
+    return b.graph()
+        .create_op(detail::kSparseSoftmaxCrossEntropyWithLogitsOp, {logits, labels}, attrs,
+                   "SparseSoftmaxCrossEntropyWithLogits")
+        .output(0);
+  Output flat_logits =
+      detail::flatten_outer_dims(logits, "sparse_softmax_cross_entropy_with_logits");
+  Output flat_labels = reshape(labels, Dims{-1});
+  Output cost =
+      b.graph()
+          .create_op(detail::kSparseSoftmaxCrossEntropyWithLogitsOp, {flat_logits, flat_labels},
+                     attrs, "SparseSoftmaxCrossEntropyWithLogits")
+          .output(0);
+  return reshape(cost, labels_shape);
+}
+
+// tf.nn.sigmoid_cross_entropy_with_logits(labels, logits): the logistic loss of each
+// element, max(x, 0) - x * z + log(1 + exp(-|x|)), stable for large |x|. TensorFlow builds
+// max(x, 0) and -|x| with Select; symflow with Relu, Abs and Neg (same values; at x == 0
+// the gradient is -z where TensorFlow's is 1 - z, as a subgradient of max(x, 0)).
+inline Output sigmoid_cross_entropy_with_logits(const Output& labels, const Output& logits,
+                                                std::string_view name = {}) {
+  Graph g = graph_of({logits, labels});
+  name_scope scope(g, name.empty() ? "logistic_loss" : name);
+  try {
+    (void)labels.get_shape().merge_with(logits.get_shape());
+  } catch (const ValueError&) {
+    throw ValueError("`logits` and `labels` must have the same shape, received (" +
+                     detail::python_shape(logits.get_shape()) + " vs " +
+                     detail::python_shape(labels.get_shape()) + ").");
+  }
+  Output relu_logits = relu(logits);
+  Output linear = relu_logits - logits * labels;
+  Output softplus = log1p(exp(-abs(logits)));
+  return add(linear, softplus, scope.name());
+}
+
+// tf.nn.moments(x, axes, keep_dims=False): the mean and the variance of x over `axes`
+// (mean/variance under "moments/", the variance from StopGradient(mean), squeezed unless
+// keep_dims).
+inline std::pair<Output, Output> moments(const Output& x, const std::vector<std::int64_t>& axes,
+                                         bool keep_dims = false, std::string_view name = {}) {
+  name_scope scope(graph_of({x}), name.empty() ? "moments" : name);
+  Output mean = reduce_mean(x, Axis(Dims(axes.begin(), axes.end())), true, "mean");
+  Output diff = squared_difference(x, stop_gradient(mean));
+  Output variance = reduce_mean(diff, Axis(Dims(axes.begin(), axes.end())), true, "variance");
+  if (!keep_dims) {
+    mean = squeeze(mean, axes);
+    variance = squeeze(variance, axes);
+  }
+  return {mean, variance};
+}
+
+// tf.nn.batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
+// scale * (x - mean) / sqrt(variance + epsilon) + offset, computed as TensorFlow does:
+// inv = rsqrt(variance + epsilon) * scale; x * inv + (offset - mean * inv). `offset` and
+// `scale` may be invalid Outputs (None).
+inline Output batch_normalization(const Output& x, const Output& mean, const Output& variance,
+                                  const Output& offset, const Output& scale,
+                                  double variance_epsilon, std::string_view name = {}) {
+  name_scope scope(graph_of({x, mean, variance}), name.empty() ? "batchnorm" : name);
+  Output inv = rsqrt(variance + variance_epsilon);
+  if (scale.valid()) inv = inv * scale;
+  Output scaled = x * inv;
+  Output shift = offset.valid() ? offset - mean * inv : -mean * inv;
+  return scaled + shift;
+}
+
+// tf.nn.dropout's keyword arguments (TensorFlow 1.x).
+struct DropoutOptions {
+  std::optional<Dims> noise_shape = std::nullopt;  // x's shape when unset
+  std::optional<std::int64_t> seed = std::nullopt;
+  std::string name = {};  // "dropout" when empty
+};
+
+namespace detail_dropout {
+
+// random_uniform over a shape tensor: "random_uniform/{min,max,RandomUniform,sub,mul}" and
+// the Add named "random_uniform", as TensorFlow builds it.
+inline Output random_uniform_of(const Output& shape_t, DType dtype,
+                                std::optional<std::int64_t> seed) {
+  detail::OpBuilder b(graph_of({shape_t}), {}, "random_uniform");
+  Output min_t = b.constant_arg(detail::scalar_of(dtype, 0.0), "min");
+  Output max_t = b.constant_arg(detail::scalar_of(dtype, 1.0), "max");
+  detail::SeedAttrs s = detail::seed_attrs(b.graph(), seed);
+  Output rnd =
+      b.graph()
+          .create_op(
+              detail::kRandomUniformOp, {shape_t},
+              {{"dtype", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", shape_t.dtype()}},
+              "RandomUniform")
+          .output(0);
+  Output range =
+      b.graph().create_op(detail::kSubOp, {max_t, min_t}, {{"T", dtype}}, "sub").output(0);
+  return detail::scale_and_shift(b, rnd, range, min_t, dtype);
+}
+
+// TensorFlow 1.x's dropout body, with `keep_prob` already a tensor in the scope `b`.
+inline Output dropout_body(detail::OpBuilder& b, const Output& x, const Output& keep_prob,
+                           const DropoutOptions& o) {
+  Output noise_shape;
+  if (o.noise_shape)
+    noise_shape = b.constant_arg(detail::int32_vector(*o.noise_shape), "noise_shape");
+  else if (x.get_shape().is_fully_defined())
+    noise_shape = b.constant_arg(detail::int32_vector(x.get_shape().dims()), "Shape");
+  else
+    noise_shape = shape(x);
+  // keep_prob + U[0, 1) lies in [keep_prob, 1 + keep_prob): its floor is 1 with
+  // probability keep_prob.
+  Output random_tensor = keep_prob + random_uniform_of(noise_shape, x.dtype(), o.seed);
+  Output binary_tensor = floor(random_tensor);
+  Output ret = detail::binary(detail::div_def(x.dtype()), x, keep_prob, {}, "div") * binary_tensor;
+  ret.set_shape(x.get_shape());
+  return ret;
+}
+
+}  // namespace detail_dropout
+
+// tf.nn.dropout(x, keep_prob, noise_shape, seed) as TensorFlow 1.x builds it: each element
+// is kept with probability keep_prob and scaled by 1 / keep_prob, else zeroed. With the
+// same seed, the same mask as TensorFlow. keep_prob == 1 returns x itself.
+inline Output dropout(const Output& x, double keep_prob, const DropoutOptions& options = {}) {
+  if (!(keep_prob > 0 && keep_prob <= 1)) {
+    char g[32];  // Python's "%g"
+    std::snprintf(g, sizeof g, "%g", keep_prob);
+    throw ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], got " +
+                     std::string(g));
+  }
+  if (!is_floating(x.dtype()))
+    throw ValueError("x has to be a floating point tensor since it's going to be scaled. Got a " +
+                     std::string(dtype_name(x.dtype())) + " tensor instead.");
+  detail::OpBuilder b(graph_of({x}), options.name, "dropout");
+  Output kp = b.constant_arg(detail::scalar_of(x.dtype(), keep_prob), "keep_prob");
+  if (keep_prob == 1) return x;
+  return detail_dropout::dropout_body(b, x, kp, options);
+}
+// The same with keep_prob a scalar tensor (a placeholder fed 1.0 at test time).
+inline Output dropout(const Output& x, const Output& keep_prob,
+                      const DropoutOptions& options = {}) {
+  if (!is_floating(x.dtype()))
+    throw ValueError("x has to be a floating point tensor since it's going to be scaled. Got a " +
+                     std::string(dtype_name(x.dtype())) + " tensor instead.");
+  if (keep_prob.dtype() != x.dtype())
+    throw ValueError("Tensor conversion requested dtype " + std::string(dtype_name(x.dtype())) +
+                     " for Tensor with dtype " + std::string(dtype_name(keep_prob.dtype())) + ": " +
+                     to_string(keep_prob));
+  if (keep_prob.get_shape().has_rank() && keep_prob.get_shape().rank() != 0)
+    throw ValueError("Shapes " + keep_prob.get_shape().to_string() + " and () are incompatible");
+  detail::OpBuilder b(graph_of({x, keep_prob}), options.name, "dropout");
+  return detail_dropout::dropout_body(b, x, keep_prob, options);
+}
+
+}  // namespace nn
+}  // namespace symflow
