@@ -1,0 +1,88 @@
+#pragma once
+// tf.train.AdamOptimizer (Kingma & Ba): slots "m" and "v" ("w/Adam", "w/Adam_1") and
+// two variables of the optimizer, beta1_power and beta2_power (beta^t), colocated
+// with the first variable by name and multiplied by beta1 and beta2 after each step.
+
+#include <string>
+#include <utility>
+
+#include "symflow/train/optimizer.hpp"
+
+namespace symflow::train {
+
+struct AdamOptions {
+  Hyperparameter learning_rate = 0.001;
+  Hyperparameter beta1 = 0.9;
+  Hyperparameter beta2 = 0.999;
+  Hyperparameter epsilon = 1e-8;
+  bool use_locking = false;
+  std::string name = "Adam";
+};
+
+class AdamOptimizer : public Optimizer {
+ public:
+  explicit AdamOptimizer(const AdamOptions& options = {})
+      : Optimizer(options.use_locking, options.name), o_(options) {}
+
+ protected:
+  void create_slots(const std::vector<Variable>& var_list) override {
+    const Variable& first =
+        *std::min_element(var_list.begin(), var_list.end(),
+                          [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
+    create_non_slot_variable(o_.beta1, "beta1_power", first);
+    create_non_slot_variable(o_.beta2, "beta2_power", first);
+    for (const Variable& v : var_list) {
+      zeros_slot(v, "m", get_name());
+      zeros_slot(v, "v", get_name());
+    }
+  }
+
+  void prepare(Graph& g) override {
+    lr_t_ = o_.learning_rate.to_tensor(g, "learning_rate");
+    beta1_t_ = o_.beta1.to_tensor(g, "beta1");
+    beta2_t_ = o_.beta2.to_tensor(g, "beta2");
+    epsilon_t_ = o_.epsilon.to_tensor(g, "epsilon");
+  }
+
+  Operation apply_dense(const Output& grad, const Variable& var) override {
+    auto [beta1_power, beta2_power] = beta_accumulators(var.graph());
+    DType t = var.dtype();
+    // One statement each: the Casts are numbered in TensorFlow's order.
+    Output b1p = cast(beta1_power.value(), t);
+    Output b2p = cast(beta2_power.value(), t);
+    Output lr = cast(lr_t_, t);
+    Output beta1 = cast(beta1_t_, t);
+    Output beta2 = cast(beta2_t_, t);
+    Output epsilon = cast(epsilon_t_, t);
+    return apply_adam(var, slot(var, "m"), slot(var, "v"), b1p, b2p, lr, beta1, beta2, epsilon,
+                      grad, use_locking())
+        .op();
+  }
+
+  // After the updates: beta1_power *= beta1 and beta2_power *= beta2.
+  Operation finish(const std::vector<Operation>& update_ops, std::string_view name) override {
+    Graph g = update_ops.front().graph();
+    auto [beta1_power, beta2_power] = beta_accumulators(g);
+    std::vector<Operation> all = update_ops;
+    {
+      control_dependencies after(update_ops);
+      detail::colocated(g, beta1_power.op(), [&] {
+        all.push_back(
+            assign(beta1_power.ref(), beta1_power.value() * beta1_t_, true, use_locking()).op());
+        all.push_back(
+            assign(beta2_power.ref(), beta2_power.value() * beta2_t_, true, use_locking()).op());
+      });
+    }
+    return group(all, name);
+  }
+
+ private:
+  std::pair<Variable, Variable> beta_accumulators(const Graph& g) const {
+    return {non_slot_variable("beta1_power", g), non_slot_variable("beta2_power", g)};
+  }
+
+  AdamOptions o_;
+  Output lr_t_, beta1_t_, beta2_t_, epsilon_t_;
+};
+
+}  // namespace symflow::train
