@@ -12,6 +12,8 @@ packages=(
   libxsimd-dev
   nlohmann-json3-dev
   doctest-dev
+  zlib1g-dev
+  dataset-fashion-mnist
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

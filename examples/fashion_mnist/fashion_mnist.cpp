@@ -1,0 +1,236 @@
+// Trains a classifier on Fashion-MNIST the TensorFlow 1.x way: build the graph once,
+// minimize the loss, run the train op batch after batch, and measure test accuracy.
+//
+//   fashion_mnist --model mlp|cnn --epochs N [--train-limit K] [--batch B]
+//                 [--data DIR] [--seed S]
+//
+// The data is the IDX files of Debian's dataset-fashion-mnist package. The last line
+// printed is "test accuracy: 0.xxxx".
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <symflow/data/idx.hpp>
+#include <symflow/symflow.hpp>
+
+namespace tf = symflow;
+
+namespace {
+
+struct Options {
+  std::string model = "mlp";
+  int epochs = 5;
+  std::int64_t train_limit = 0;
+  std::int64_t batch = 64;
+  std::string data = "/usr/share/datasets/fashion-mnist";
+  std::int64_t seed = 1;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  auto value = [&](int& i) -> std::string {
+    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--model") {
+      o.model = value(i);
+    } else if (a == "--epochs") {
+      o.epochs = std::stoi(value(i));
+    } else if (a == "--train-limit") {
+      o.train_limit = std::stoll(value(i));
+    } else if (a == "--batch") {
+      o.batch = std::stoll(value(i));
+    } else if (a == "--data") {
+      o.data = value(i);
+    } else if (a == "--seed") {
+      o.seed = std::stoll(value(i));
+    } else {
+      throw std::invalid_argument("unknown argument " + a +
+                                  " (expected --model mlp|cnn, --epochs N, --train-limit K, "
+                                  "--batch B, --data DIR, --seed S)");
+    }
+  }
+  if (o.model != "mlp" && o.model != "cnn")
+    throw std::invalid_argument("--model must be mlp or cnn, got " + o.model);
+  if (o.epochs < 1 || o.batch < 1) throw std::invalid_argument("--epochs and --batch must be >= 1");
+  return o;
+}
+
+// A dense layer: x @ w + b, with Glorot-uniform weights as tf.layers.dense.
+tf::Output dense(const tf::Output& x, std::int64_t units, const std::string& name) {
+  tf::variable_scope scope(name);
+  std::int64_t in = x.get_shape().dims().back();
+  auto w = tf::get_variable("kernel", tf::Shape{in, units},
+                            {.initializer = tf::glorot_uniform_initializer()});
+  auto b = tf::get_variable("bias", tf::Shape{units}, {.initializer = tf::zeros_initializer()});
+  return tf::add(tf::matmul(x, w), b);
+}
+
+tf::Output conv(const tf::Output& x, std::int64_t filters, const std::string& name) {
+  tf::variable_scope scope(name);
+  std::int64_t in = x.get_shape().dims().back();
+  auto w = tf::get_variable("kernel", tf::Shape{3, 3, in, filters},
+                            {.initializer = tf::glorot_uniform_initializer()});
+  auto b = tf::get_variable("bias", tf::Shape{filters}, {.initializer = tf::zeros_initializer()});
+  return tf::nn::relu(tf::nn::bias_add(tf::nn::conv2d(x, w, {1, 1, 1, 1}, "SAME"), b));
+}
+
+// Logits [batch, 10] for images [batch, 784].
+tf::Output build_model(const std::string& model, const tf::Output& images) {
+  if (model == "mlp") {
+    auto h1 = tf::nn::relu(dense(images, 256, "dense"));
+    auto h2 = tf::nn::relu(dense(h1, 128, "dense_1"));
+    return dense(h2, 10, "dense_2");
+  }
+  auto x = tf::reshape(images, {-1, 28, 28, 1});
+  auto c1 = tf::nn::max_pool(conv(x, 32, "conv2d"), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  auto c2 = tf::nn::max_pool(conv(c1, 64, "conv2d_1"), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  auto flat = tf::reshape(c2, {-1, 7 * 7 * 64});
+  auto h = tf::nn::relu(dense(flat, 128, "dense"));
+  return dense(h, 10, "dense_1");
+}
+
+// Rows `order[begin, end)` of `src` ([n, width]) copied into a new batch Value.
+tf::Value gather_rows(const tf::Value& src, const std::vector<std::int64_t>& order,
+                      std::int64_t begin, std::int64_t end) {
+  const std::int64_t width = src.rank() == 2 ? src.dims()[1] : 1;
+  tf::Dims dims = src.dims();
+  dims[0] = end - begin;
+  tf::Value out(src.dtype(), dims);
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * tf::dtype_size(src.dtype());
+  const auto* s = static_cast<const std::byte*>(src.raw_data());
+  auto* d = static_cast<std::byte*>(out.raw_data());
+  for (std::int64_t i = begin; i < end; ++i)
+    std::copy_n(s + static_cast<std::size_t>(order[static_cast<std::size_t>(i)]) * row_bytes,
+                row_bytes, d + static_cast<std::size_t>(i - begin) * row_bytes);
+  return out;
+}
+
+// Progress within an epoch: a redrawn bar on a terminal, a line per quarter otherwise.
+class Progress {
+ public:
+  Progress(int epoch, std::int64_t total) : epoch_(epoch), total_(total), tty_(isatty(1) != 0) {}
+  void update(std::int64_t done, double loss, double images_per_second) {
+    int quarter = static_cast<int>(4 * done / total_);
+    if (tty_) {
+      const int width = 30;
+      int filled = static_cast<int>(width * done / total_);
+      std::printf("\repoch %d [%s%s] %3d%% loss %.4f %7.0f img/s", epoch_,
+                  std::string(static_cast<std::size_t>(filled), '=').c_str(),
+                  std::string(static_cast<std::size_t>(width - filled), ' ').c_str(),
+                  static_cast<int>(100 * done / total_), loss, images_per_second);
+      std::fflush(stdout);
+    } else if (quarter > last_quarter_ && done < total_) {
+      std::printf("epoch %d: %3d%% loss %.4f %.0f img/s\n", epoch_, 25 * quarter, loss,
+                  images_per_second);
+      std::fflush(stdout);
+    }
+    last_quarter_ = std::max(last_quarter_, quarter);
+  }
+  void finish() {
+    if (tty_) std::printf("\n");
+  }
+
+ private:
+  int epoch_;
+  std::int64_t total_;
+  bool tty_;
+  int last_quarter_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  using Clock = std::chrono::steady_clock;
+  const Options opt = parse(argc, argv);
+  const auto start = Clock::now();
+
+  auto train =
+      tf::data::load_idx_dataset(opt.data + "/train-images-idx3-ubyte.gz",
+                                 opt.data + "/train-labels-idx1-ubyte.gz", opt.train_limit);
+  auto test = tf::data::load_idx_dataset(opt.data + "/t10k-images-idx3-ubyte.gz",
+                                         opt.data + "/t10k-labels-idx1-ubyte.gz");
+  std::printf("fashion_mnist: model %s, %lld training and %lld test images, batch %lld\n",
+              opt.model.c_str(), static_cast<long long>(train.size()),
+              static_cast<long long>(test.size()), static_cast<long long>(opt.batch));
+
+  tf::set_random_seed(opt.seed);
+  auto images = tf::placeholder<float>(tf::Shape{-1, 784}, "images");
+  auto labels = tf::placeholder<std::int32_t>(tf::Shape{-1}, "labels");
+  auto logits = build_model(opt.model, images);
+  auto loss = tf::reduce_mean(tf::nn::sparse_softmax_cross_entropy_with_logits(labels, logits), {},
+                              false, "loss");
+  auto global_step = tf::train::get_or_create_global_step();
+  auto train_op = tf::train::AdamOptimizer({.learning_rate = 1e-3})
+                      .minimize(loss, {.global_step = global_step});
+  auto correct = tf::reduce_sum(
+      tf::cast(tf::equal(tf::argmax(logits, 1, tf::DType::int32), labels), tf::DType::float32));
+  std::printf("graph: %zu nodes, %lld trainable parameters\n", tf::get_default_graph().num_nodes(),
+              static_cast<long long>(tf::count_params(tf::trainable_variables())));
+
+  tf::Session sess;
+  sess.run(tf::global_variables_initializer());
+
+  auto evaluate = [&] {
+    double right = 0;
+    const std::int64_t n = test.size(), step = 1000;
+    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    for (std::int64_t b = 0; b < n; b += step) {
+      std::int64_t e = std::min(n, b + step);
+      right += sess.run(correct, {{images, gather_rows(test.images, order, b, e)},
+                                  {labels, gather_rows(test.labels, order, b, e)}})
+                   .data<float>()[0];
+    }
+    return right / static_cast<double>(n);
+  };
+
+  std::mt19937_64 rng(static_cast<std::uint64_t>(opt.seed));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(train.size()));
+  std::iota(order.begin(), order.end(), 0);
+  double accuracy = 0;
+  for (int epoch = 1; epoch <= opt.epochs; ++epoch) {
+    std::shuffle(order.begin(), order.end(), rng);
+    const auto epoch_start = Clock::now();
+    Progress progress(epoch, train.size());
+    double loss_sum = 0;
+    std::int64_t batches = 0;
+    for (std::int64_t b = 0; b < train.size(); b += opt.batch) {
+      std::int64_t e = std::min(train.size(), b + opt.batch);
+      auto out = sess.run({loss},
+                          {{images, gather_rows(train.images, order, b, e)},
+                           {labels, gather_rows(train.labels, order, b, e)}},
+                          {train_op});
+      loss_sum += out[0].data<float>()[0];
+      ++batches;
+      double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+      progress.update(e, loss_sum / static_cast<double>(batches),
+                      static_cast<double>(e) / std::max(seconds, 1e-9));
+    }
+    progress.finish();
+    double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+    accuracy = evaluate();
+    std::printf("epoch %d: loss %.4f, test accuracy %.4f, %.1f s (%.0f img/s)\n", epoch,
+                loss_sum / static_cast<double>(batches), accuracy, seconds,
+                static_cast<double>(train.size()) / seconds);
+  }
+  std::printf("global step: %lld\n",
+              static_cast<long long>(sess.run(global_step).data<std::int64_t>()[0]));
+  std::printf("total time: %.1f s\n", std::chrono::duration<double>(Clock::now() - start).count());
+  std::printf("test accuracy: %.4f\n", accuracy);
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "fashion_mnist error: " << e.what() << "\n";
+  return 1;
+}
