@@ -578,7 +578,8 @@ struct Axis {
 namespace detail {
 
 inline Output reduction(const OpDef& def, const Output& x, const Axis& axis, bool keepdims,
-                        std::string_view name, std::string_view default_name) {
+                        std::string_view name, std::string_view default_name,
+                        bool type_attr = true) {
   Graph g = graph_of({x});
   Output axes;
   if (!axis.axes) {
@@ -597,9 +598,9 @@ inline Output reduction(const OpDef& def, const Output& x, const Axis& axis, boo
                           : int32_vector(*axis.axes);
     axes = b.constant_arg(v, "reduction_indices");
   }
-  return b
-      .build(def, {x, axes}, {{"T", x.dtype()}, {"Tidx", axes.dtype()}, {"keep_dims", keepdims}})
-      .output(0);
+  AttrMap attrs{{"Tidx", axes.dtype()}, {"keep_dims", keepdims}};
+  if (type_attr) attrs.emplace("T", x.dtype());
+  return b.build(def, {x, axes}, std::move(attrs)).output(0);
 }
 
 }  // namespace detail

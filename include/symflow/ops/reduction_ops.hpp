@@ -76,25 +76,10 @@ inline constexpr OpDef kAllOp{.type = "All",
                               .infer = infer_bool_reduction<true>,
                               .cpu_kernel = bool_reduction_kernel<true>};
 
-// Any and All: as detail::reduction, without the "T" attr.
+// Any and All: as detail::reduction, without the "T" attr (their input is always bool).
 inline Output bool_reduction(const OpDef& def, const Output& x, const Axis& axis, bool keepdims,
                              std::string_view name, std::string_view default_name) {
-  Graph g = graph_of({x});
-  Output axes;
-  if (!axis.axes) {
-    if (!x.get_shape().has_rank())
-      throw ValueError("Reducing all axes of " + x.name() + " needs a known rank");
-    Dims all(static_cast<std::size_t>(x.get_shape().rank()));
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
-    axes = make_const(g, int32_vector(all), "Const").output(0);
-  }
-  OpBuilder b(g, name, default_name);
-  if (axis.axes) {
-    Value v = axis.scalar ? Value(static_cast<std::int32_t>(axis.axes->front()))
-                          : int32_vector(*axis.axes);
-    axes = b.constant_arg(v, "reduction_indices");
-  }
-  return b.build(def, {x, axes}, {{"Tidx", DType::int32}, {"keep_dims", keepdims}}).output(0);
+  return reduction(def, x, axis, keepdims, name, default_name, false);
 }
 
 // ---- Cumsum, Cumprod ---------------------------------------------------------------------
