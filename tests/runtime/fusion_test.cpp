@@ -299,3 +299,26 @@ TEST_CASE("runtime/fusion: large outputs are recycled only once nothing holds th
   CHECK(third == tf::Value::filled<float>({n}, 8.0f));
   CHECK(second == tf::Value::filled<float>({n}, 6.0f));
 }
+
+TEST_CASE("runtime/fusion: an op that needs equal shapes keeps its error inside a cluster") {
+  // ReluGrad fuses, but unlike Add its kernel does not broadcast: [2, 3] against [3]
+  // is an error fused or not.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto a = tf::placeholder<float>(tf::Shape::unknown(), "a");
+  auto b = tf::placeholder<float>(tf::Shape::unknown(), "b");
+  auto r = tf::detail::grad_op(tf::detail::kReluGradOp, a * 2.0f, b * 2.0f);
+  auto out = r + 1.0f;
+  tf::FeedDict mismatched{{a, random_value<float>({2, 3}, 1)}, {b, random_value<float>({3}, 2)}};
+  tf::Session fused(g);
+  tf::Session unfused(g, kUnfused);
+  auto e1 = symflow::test::thrown<tf::InvalidArgumentError>([&] { fused.run(out, mismatched); });
+  auto e2 = symflow::test::thrown<tf::InvalidArgumentError>([&] { unfused.run(out, mismatched); });
+  REQUIRE(e1);
+  REQUIRE(e2);
+  CHECK(std::string(e1->what()) == e2->what());
+  CHECK(e1->node_name() == r.op().name());
+  tf::FeedDict equal{{a, random_value<float>({2, 3}, 1)}, {b, random_value<float>({2, 3}, 2)}};
+  CHECK(fused.fused_clusters({out}, equal).size() == 1);
+  run_both(g, {out}, equal);
+}

@@ -50,6 +50,9 @@ using KernelFn = void (*)(KernelContext&);
 // never aliases an input. An op opts in through OpDef::elementwise.
 struct ElementwiseDef {
   int arity = 0;
+  // False for ops whose kernel requires equal input shapes (ReluGrad, ...): a cluster
+  // then runs them fused only when the shapes are equal, so errors stay the kernel's.
+  bool broadcasts = true;
   void (*block_f32)(const float* const* in, float* out, std::int64_t n) = nullptr;
   void (*block_f64)(const double* const* in, double* out, std::int64_t n) = nullptr;
 };

@@ -221,10 +221,10 @@ void binary_kernel(KernelContext& ctx) {
 }
 
 // Functor ops on float32 and float64 can run inside fused clusters.
-template <class Fn, int Arity>
+template <class Fn, int Arity, bool Broadcasts = true>
 constexpr const ElementwiseDef* elementwise_of() {
   if constexpr (Fn::template accepts<float> && Fn::template accepts<double>)
-    return &cpu::elementwise_def<Fn, Arity>;
+    return &cpu::elementwise_def<Fn, Arity, Broadcasts>;
   else
     return nullptr;
 }

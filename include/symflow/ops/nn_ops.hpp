@@ -335,7 +335,7 @@ constexpr OpDef grad_binary_op_def() {
                .num_inputs = 2,
                .infer = infer_grad_binary<Fn>,
                .cpu_kernel = grad_binary_kernel<Fn>,
-               .elementwise = elementwise_of<Fn, 2>()};
+               .elementwise = elementwise_of<Fn, 2, false>()};
 }
 
 inline constexpr OpDef kReluGradOp = grad_binary_op_def<ReluGradFn>();

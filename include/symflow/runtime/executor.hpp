@@ -148,6 +148,10 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
         d = &r.dims[static_cast<std::size_t>(-1 - a)];
       }
       if (!ok) continue;
+      if (i > 0 && !node.def->elementwise->broadcasts && *dims != *d) {
+        ok = false;  // the kernel's own shape error, from the node-by-node path
+        continue;
+      }
       dims = i == 0 ? std::optional<Dims>(*d) : broadcast_dims(*dims, *d);
       ok = dims.has_value();
     }

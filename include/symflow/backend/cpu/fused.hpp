@@ -111,8 +111,9 @@ void elementwise_block(const T* const* in, T* out, std::int64_t n) {
 }
 
 // The ElementwiseDef of a functor op: Fn{}(x) or Fn{}(x, y) on float and double.
-template <class Fn, int Arity>
+template <class Fn, int Arity, bool Broadcasts = true>
 inline constexpr ElementwiseDef elementwise_def{.arity = Arity,
+                                                .broadcasts = Broadcasts,
                                                 .block_f32 = elementwise_block<Fn, float>,
                                                 .block_f64 = elementwise_block<Fn, double>};
 
