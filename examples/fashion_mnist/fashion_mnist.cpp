@@ -41,20 +41,33 @@ Options parse(int argc, char** argv) {
     if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
     return argv[++i];
   };
+  auto number = [&](int& i) -> std::int64_t {
+    std::string flag = argv[i], text = value(i);
+    std::size_t used = 0;
+    std::int64_t n = 0;
+    try {
+      n = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size())
+      throw std::invalid_argument(flag + " needs an integer, got '" + text + "'");
+    return n;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--model") {
       o.model = value(i);
     } else if (a == "--epochs") {
-      o.epochs = std::stoi(value(i));
+      o.epochs = static_cast<int>(std::clamp<std::int64_t>(number(i), 0, 1'000'000));
     } else if (a == "--train-limit") {
-      o.train_limit = std::stoll(value(i));
+      o.train_limit = number(i);
     } else if (a == "--batch") {
-      o.batch = std::stoll(value(i));
+      o.batch = number(i);
     } else if (a == "--data") {
       o.data = value(i);
     } else if (a == "--seed") {
-      o.seed = std::stoll(value(i));
+      o.seed = number(i);
     } else {
       throw std::invalid_argument("unknown argument " + a +
                                   " (expected --model mlp|cnn, --epochs N, --train-limit K, "
@@ -64,6 +77,8 @@ Options parse(int argc, char** argv) {
   if (o.model != "mlp" && o.model != "cnn")
     throw std::invalid_argument("--model must be mlp or cnn, got " + o.model);
   if (o.epochs < 1 || o.batch < 1) throw std::invalid_argument("--epochs and --batch must be >= 1");
+  if (o.train_limit < 0)
+    throw std::invalid_argument("--train-limit must be >= 0 (0: the whole training set)");
   return o;
 }
 
