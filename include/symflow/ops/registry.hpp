@@ -88,9 +88,12 @@ constexpr const OpEntry* find_op_entry(std::string_view type) {
 }
 
 // The op registered under `type`, or nullptr.
+// (Its own loop: comparing find_op_entry's pointer with nullptr is not a constant
+// expression under -fsanitize=undefined.)
 constexpr const OpDef* find_op_def(std::string_view type) {
-  const OpEntry* entry = find_op_entry(type);
-  return entry ? entry->def : nullptr;
+  for (const OpEntry& entry : kAllOps)
+    if (entry.def->type == type) return entry.def;
+  return nullptr;
 }
 
 }  // namespace symflow
