@@ -5,7 +5,9 @@
 #   make configure     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 #   make build         build everything (library checks, tests, examples)
 #   make demo          build and run the main example: examples/fashion_mnist trains an MLP on
-#                      Fashion-MNIST for DEMO_EPOCHS epochs (10) and prints its test accuracy
+#                      Fashion-MNIST for DEMO_EPOCHS epochs (10), saving checkpoints, and
+#                      examples/fashion_mnist_restore restores the newest one without the
+#                      model's code and prints the same test accuracy
 #   make test          build everything, then run all tests with ctest
 #   make asan          the same in build-asan/ with AddressSanitizer + UBSan
 #   make format        clang-format -i the C++ sources
@@ -45,9 +47,14 @@ configure: deps
 build: configure
 	$(CMAKE) --build $(BUILD_DIR) -j$(JOBS)
 
+# The demo is the whole story: train and save a checkpoint per epoch, then restore the newest
+# one in a second program that has no model code, which prints the same test accuracy.
 demo: configure
-	$(CMAKE) --build $(BUILD_DIR) --target fashion_mnist -j$(JOBS)
-	cd $(BUILD_DIR)/examples && ./fashion_mnist --model mlp --epochs $(DEMO_EPOCHS)
+	$(CMAKE) --build $(BUILD_DIR) --target fashion_mnist fashion_mnist_restore -j$(JOBS)
+	rm -rf $(BUILD_DIR)/demo && mkdir -p $(BUILD_DIR)/demo
+	cd $(BUILD_DIR)/demo && ../examples/fashion_mnist --model mlp --epochs $(DEMO_EPOCHS) \
+	  --save checkpoints
+	cd $(BUILD_DIR)/demo && ../examples/fashion_mnist_restore --checkpoint-dir checkpoints
 
 test: build
 	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS) $(CTEST_ARGS)

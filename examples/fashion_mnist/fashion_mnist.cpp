@@ -2,16 +2,20 @@
 // minimize the loss, run the train op batch after batch, and measure test accuracy.
 //
 //   fashion_mnist --model mlp|cnn --epochs N [--train-limit K] [--batch B]
-//                 [--data DIR] [--seed S]
+//                 [--data DIR] [--seed S] [--save DIR]
 //
 // The data is the IDX files of Debian's dataset-fashion-mnist package. The last line
-// printed is "test accuracy: 0.xxxx".
+// printed is "test accuracy: 0.xxxx", after "test predictions crc32c: 0x...", a
+// checksum of the predicted classes of the whole test set. With --save, a checkpoint
+// (and its MetaGraph) is written to DIR after every epoch; examples/fashion_mnist_restore
+// restores the newest one without this program's model code.
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 #include <random>
@@ -21,6 +25,9 @@
 
 #include <symflow/data/idx.hpp>
 #include <symflow/symflow.hpp>
+#include <symflow/train/saver.hpp>
+
+#include "test_predictions.hpp"
 
 namespace tf = symflow;
 
@@ -33,6 +40,7 @@ struct Options {
   std::int64_t batch = 64;
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::int64_t seed = 1;
+  std::string save;  // checkpoint directory; empty: no checkpoints
 };
 
 Options parse(int argc, char** argv) {
@@ -68,10 +76,12 @@ Options parse(int argc, char** argv) {
       o.data = value(i);
     } else if (a == "--seed") {
       o.seed = number(i);
+    } else if (a == "--save") {
+      o.save = value(i);
     } else {
       throw std::invalid_argument("unknown argument " + a +
                                   " (expected --model mlp|cnn, --epochs N, --train-limit K, "
-                                  "--batch B, --data DIR, --seed S)");
+                                  "--batch B, --data DIR, --seed S, --save DIR)");
     }
   }
   if (o.model != "mlp" && o.model != "cnn")
@@ -183,38 +193,37 @@ int main(int argc, char** argv) try {
   tf::set_random_seed(opt.seed);
   auto images = tf::placeholder<float>(tf::Shape{-1, 784}, "images");
   auto labels = tf::placeholder<std::int32_t>(tf::Shape{-1}, "labels");
-  auto logits = build_model(opt.model, images);
+  auto logits = tf::identity(build_model(opt.model, images), "logits");
+  // What a program without this code needs to use the model (fashion_mnist_restore).
+  tf::add_to_collection("inputs", images);
+  tf::add_to_collection("inputs", labels);
+  tf::add_to_collection("outputs", logits);
   auto loss = tf::reduce_mean(tf::nn::sparse_softmax_cross_entropy_with_logits(labels, logits), {},
                               false, "loss");
   auto global_step = tf::train::get_or_create_global_step();
   auto train_op = tf::train::AdamOptimizer({.learning_rate = 1e-3})
                       .minimize(loss, {.global_step = global_step});
-  auto correct = tf::reduce_sum(
-      tf::cast(tf::equal(tf::argmax(logits, 1, tf::DType::int32), labels), tf::DType::float32));
   std::printf("graph: %zu nodes, %lld trainable parameters\n", tf::get_default_graph().num_nodes(),
               static_cast<long long>(tf::count_params(tf::trainable_variables())));
 
   tf::Session sess;
   sess.run(tf::global_variables_initializer());
+  std::optional<tf::train::Saver> saver;
+  if (!opt.save.empty()) {
+    std::filesystem::create_directories(opt.save);
+    saver.emplace(tf::train::SaverOptions{.max_to_keep = 3});
+  }
 
   auto evaluate = [&] {
-    double right = 0;
-    const std::int64_t n = test.size(), step = 1000;
-    std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
-    for (std::int64_t b = 0; b < n; b += step) {
-      std::int64_t e = std::min(n, b + step);
-      right += sess.run(correct, {{images, gather_rows(test.images, order, b, e)},
-                                  {labels, gather_rows(test.labels, order, b, e)}})
-                   .data<float>()[0];
-    }
-    return right / static_cast<double>(n);
+    return example::predict_test_set(test, [&](const tf::Value& batch) {
+      return sess.run(logits, {{images, batch}});
+    });
   };
 
   std::mt19937_64 rng(static_cast<std::uint64_t>(opt.seed));
   std::vector<std::int64_t> order(static_cast<std::size_t>(train.size()));
   std::iota(order.begin(), order.end(), 0);
-  double accuracy = 0;
+  example::TestPredictions result;
   for (int epoch = 1; epoch <= opt.epochs; ++epoch) {
     std::shuffle(order.begin(), order.end(), rng);
     const auto epoch_start = Clock::now();
@@ -235,15 +244,18 @@ int main(int argc, char** argv) try {
     }
     progress.finish();
     double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-    accuracy = evaluate();
+    result = evaluate();
     std::printf("epoch %d: loss %.4f, test accuracy %.4f, %.1f s (%.0f img/s)\n", epoch,
-                loss_sum / static_cast<double>(batches), accuracy, seconds,
+                loss_sum / static_cast<double>(batches), result.accuracy, seconds,
                 static_cast<double>(train.size()) / seconds);
+    if (saver)
+      std::printf("saved %s\n", saver->save(sess, opt.save + "/model.ckpt", global_step).c_str());
   }
   std::printf("global step: %lld\n",
               static_cast<long long>(sess.run(global_step).data<std::int64_t>()[0]));
   std::printf("total time: %.1f s\n", std::chrono::duration<double>(Clock::now() - start).count());
-  std::printf("test accuracy: %.4f\n", accuracy);
+  std::printf("test predictions crc32c: 0x%08x\n", static_cast<unsigned>(result.crc32c));
+  std::printf("test accuracy: %.4f\n", result.accuracy);
   return 0;
 } catch (const std::exception& e) {
   std::cerr << "fashion_mnist error: " << e.what() << "\n";

@@ -102,6 +102,38 @@ class Session final : public Evaluator {
     return slot->initialized;
   }
 
+  // Sets the variable behind `variable` (a VariableV2 op) to `value` without running
+  // any op (TensorFlow's Variable.load): how Saver::restore writes the values it read.
+  // InvalidArgumentError when the value's dtype or shape does not fit the variable.
+  void load_variable(const Operation& variable, const Value& value) {
+    std::lock_guard lock(mutex_);
+    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
+    Operation op = own(variable, "Variable");
+    if (op.type() != "VariableV2")
+      throw TypeError("load_variable needs a variable, got " + op.name() + " (" + op.type() + ")");
+    DType dtype = op.get_attr<DType>("dtype");
+    const Shape& shape = op.get_attr<Shape>("shape");
+    if (value.dtype() != dtype)
+      throw InvalidArgumentError(
+          "Cannot load a value of dtype " + std::string(dtype_name(value.dtype())) +
+              " into variable " + op.name() + ", which has dtype " + std::string(dtype_name(dtype)),
+          op.name());
+    if (!shape.is_compatible_with(value.dims()))
+      throw InvalidArgumentError("Cannot load a value of shape " + Shape(value.dims()).to_string() +
+                                     " into variable " + op.name() + ", which has shape " +
+                                     shape.to_string(),
+                                 op.name());
+    auto slot = state_.variables.slot(
+        VariableStore::key(op.get_attr<std::string>("container"),
+                           op.get_attr<std::string>("shared_name"), op.name()),
+        op.name());
+    // A copy: the caller's buffer must not alias the variable's.
+    Value copy = value.clone();
+    std::lock_guard slot_lock(slot->mutex);
+    slot->value = std::move(copy);
+    slot->initialized = true;
+  }
+
   // How many distinct plans have been built (one per run signature).
   std::size_t num_cached_plans() const { return plans_.size(); }
 

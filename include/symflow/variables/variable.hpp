@@ -88,6 +88,12 @@ class Variable {
     return symflow::assign_sub(ref(), delta, false, name);
   }
 
+  // Sets the variable's value in `session` without running an op (Variable.load).
+  template <class SessionT>
+  void load(const Value& value, SessionT& session) const {
+    session.load_variable(op_, value);
+  }
+
   // Wherever a tensor is expected, a variable gives its value.
   operator Output() const { return snapshot_; }  // NOLINT: implicit, as in TensorFlow
   template <Element T>

@@ -1,0 +1,92 @@
+#pragma once
+// tf.train.import_meta_graph: rebuilds a graph, its collections and its Saver from a
+// MetaGraphDef, in a program that never saw the code that built them.
+
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "symflow/graph/importer.hpp"
+#include "symflow/train/meta_graph.hpp"
+#include "symflow/train/saver.hpp"
+
+namespace symflow::train {
+
+struct ImportMetaGraphOptions {
+  // Prefix for the imported names ("scope" gives "scope/w"), made unique like a name
+  // scope; empty keeps the names as they were.
+  std::string import_scope = {};
+  bool clear_devices = false;
+  std::optional<Graph> graph = std::nullopt;  // the default graph when not set
+};
+
+namespace detail::meta_graph {
+
+// Adds the items of one CollectionDef to `graph`, its node names moved under `prefix`.
+inline void restore_collection(Graph& graph, const std::string& key, const CollectionDef& def,
+                               const std::string& prefix) {
+  std::visit(
+      [&](const auto& list) {
+        using L = std::decay_t<decltype(list)>;
+        for (const auto& item : list.value) {
+          if constexpr (std::is_same_v<L, NodeList>) {
+            std::string name = prefix + item;
+            // A node list item that names nothing in the graph means the file is broken.
+            try {
+              if (name.find(':') != std::string::npos)
+                graph.add_to_collection(key, graph.get_tensor_by_name(name));
+              else
+                graph.add_to_collection(key, graph.get_operation_by_name(name));
+            } catch (const Error& e) {
+              throw DataLossError("Collection '" + key + "' names '" + item +
+                                  "', which is not in the imported graph: " + e.message());
+            }
+          } else if constexpr (std::is_same_v<L, BytesList>) {
+            graph.add_to_collection(key, item);
+          } else if constexpr (std::is_same_v<L, Int64List>) {
+            graph.add_to_collection(key, std::int64_t{item});
+          } else {
+            graph.add_to_collection(key, double{item});
+          }
+        }
+      },
+      def);
+}
+
+}  // namespace detail::meta_graph
+
+// Imports `meta_graph` into the graph of `options` and returns the Saver it describes:
+// the one of its SaverDef, else one over all its global variables, else nullopt when
+// it has no variables.
+inline std::optional<Saver> import_meta_graph(MetaGraphDef meta_graph,
+                                              const ImportMetaGraphOptions& options = {}) {
+  Graph graph = options.graph ? *options.graph : get_default_graph();
+  if (options.clear_devices)
+    for (NodeDef& node : meta_graph.graph_def.node) node.device.clear();
+  auto imported = symflow::detail::import_graph_def_into(graph, meta_graph.graph_def,
+                                                         {.name = options.import_scope});
+  const std::string& prefix = imported.prefix;
+  for (const auto& [key, def] : meta_graph.collection_def)
+    detail::meta_graph::restore_collection(graph, key, def, prefix);
+
+  if (meta_graph.saver_def) return Saver::from_saver_def(*meta_graph.saver_def, graph, prefix);
+  std::vector<Variable> vars = variables_in(GraphKeys::GLOBAL_VARIABLES, graph, prefix);
+  if (vars.empty()) return std::nullopt;
+  // Checkpoint names are the names before the import scope.
+  Saver::VarMap map;
+  for (const Variable& v : vars) map.emplace(v.op().name().substr(prefix.size()), v);
+  return Saver(std::move(map));
+}
+
+// The same from a `.meta` file (NotFoundError when missing, DataLossError when it is
+// not a MetaGraphDef).
+inline std::optional<Saver> import_meta_graph(const std::string& meta_graph_file,
+                                              const ImportMetaGraphOptions& options = {}) {
+  return import_meta_graph(read_meta_graph_file(meta_graph_file), options);
+}
+inline std::optional<Saver> import_meta_graph(const char* meta_graph_file,
+                                              const ImportMetaGraphOptions& options = {}) {
+  return import_meta_graph(std::string(meta_graph_file), options);
+}
+
+}  // namespace symflow::train

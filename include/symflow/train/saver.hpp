@@ -1,0 +1,268 @@
+#pragma once
+// Saver: TensorFlow 1.x's tf.train.Saver. save() writes a checkpoint (PREFIX.index and
+// PREFIX.data-00000-of-00001, see io/checkpoint_bundle.hpp), the graph's MetaGraph
+// (PREFIX.meta) and the directory's `checkpoint` state file, and deletes checkpoints
+// beyond max_to_keep; restore() puts the saved values back into a session's variables.
+//
+// Crash safety: every file is written under a temporary name and renamed into place,
+// in the order .meta, .data, .index, `checkpoint`; old checkpoints are deleted only
+// after the state file stops naming them. Killed at any point, a save leaves the
+// previous checkpoint whole and still found by latest_checkpoint().
+
+#include <chrono>
+#include <concepts>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symflow/core/errors.hpp"
+#include "symflow/io/checkpoint_bundle.hpp"
+#include "symflow/runtime/session.hpp"
+#include "symflow/train/checkpoint_state.hpp"
+#include "symflow/train/meta_graph.hpp"
+#include "symflow/variables/variable.hpp"
+
+namespace symflow::train {
+
+struct SaverOptions {
+  // How many recent checkpoints to keep; older ones are deleted. 0 keeps every file
+  // (and the state file lists only the newest), as in TensorFlow.
+  int max_to_keep = 5;
+  // Also keep one checkpoint per this many hours, whatever max_to_keep says.
+  double keep_checkpoint_every_n_hours = 10000.0;
+  // Whether a Saver with no variables is allowed (it then saves nothing).
+  bool allow_empty = false;
+};
+
+// The per-call options of Saver::save, TensorFlow's keyword arguments.
+struct SaveOptions {
+  std::string latest_filename = "checkpoint";  // the state file's name in the directory
+  std::string meta_graph_suffix = "meta";
+  bool write_meta_graph = true;
+  bool write_state = true;  // update the state file (and so latest_checkpoint)
+};
+
+class Saver {
+ public:
+  using VarMap = std::map<std::string, Variable>;
+
+  // Saves every global variable of the default graph.
+  explicit Saver(const SaverOptions& options = {}) : Saver(global_variables(), options) {}
+  // Saves these variables, each under its node name ("dense/kernel"). (A template so
+  // that a braced list goes to the overload below and `Saver({.max_to_keep = 2})` to
+  // the options: a Variable can be made from a number.)
+  template <std::same_as<std::vector<Variable>> VarList>
+  explicit Saver(const VarList& var_list, const SaverOptions& options = {})
+      : Saver(by_name(var_list), options) {}
+  // Saver({a, b}): the same for a list of variables written in place.
+  explicit Saver(std::initializer_list<std::reference_wrapper<const Variable>> var_list,
+                 const SaverOptions& options = {})
+      : Saver(std::vector<Variable>(var_list.begin(), var_list.end()), options) {}
+  // Saves each variable under the name given ("checkpoint name" -> variable).
+  explicit Saver(VarMap var_list, const SaverOptions& options = {})
+      : var_list_(std::move(var_list)), options_(options) {
+    if (var_list_.empty() && !options_.allow_empty) throw ValueError("No variables to save");
+    for (const auto& [name, v] : var_list_) {
+      if (!v.valid()) throw ValueError("Saver: the variable for '" + name + "' is an empty handle");
+      if (graph_ && !(v.graph() == *graph_))
+        throw ValueError("Saver: variable " + v.op().name() +
+                         " is from another graph than the other variables");
+      graph_ = v.graph();
+    }
+    next_keep_time_ = now() + hours(options_.keep_checkpoint_every_n_hours);
+  }
+
+  // The Saver a SaverDef describes, over the variables of `graph` it names
+  // (import_meta_graph's way; `prefix` is the import scope, "" or "scope/").
+  static Saver from_saver_def(const SaverDef& def, const Graph& graph,
+                              const std::string& prefix = {}) {
+    VarMap vars;
+    for (const auto& [name, node] : def.var_list) {
+      auto id = graph.state().find(prefix + node);
+      if (!id)
+        throw NotFoundError("SaverDef names the variable '" + prefix + node +
+                            "', which is not in the graph");
+      vars.emplace(name, Variable::from_op(Operation(graph.state_ptr(), *id)));
+    }
+    return Saver(std::move(vars),
+                 {.max_to_keep = def.max_to_keep,
+                  .keep_checkpoint_every_n_hours = def.keep_checkpoint_every_n_hours,
+                  .allow_empty = true});
+  }
+
+  // Writes a checkpoint of the session's variables at `save_path` (a path prefix such
+  // as "ckpt/model") and returns its prefix.
+  std::string save(Session& sess, const std::string& save_path, const SaveOptions& options = {}) {
+    return save_at(sess, save_path, save_path, options);
+  }
+  // The same at "<save_path>-<global_step>".
+  std::string save(Session& sess, const std::string& save_path, std::int64_t global_step,
+                   const SaveOptions& options = {}) {
+    return save_at(sess, save_path, save_path + "-" + std::to_string(global_step), options);
+  }
+  // The same with the step read from a scalar integer tensor (the global step variable).
+  std::string save(Session& sess, const std::string& save_path, const Output& global_step,
+                   const SaveOptions& options = {}) {
+    Value step = sess.run(global_step);
+    if (step.rank() != 0 || !is_integer(step.dtype()))
+      throw TypeError("global_step must be an integer scalar, got " + to_string(global_step));
+    std::int64_t n =
+        step.dtype() == DType::int64 ? step.scalar<std::int64_t>() : step.scalar<std::int32_t>();
+    return save(sess, save_path, n, options);
+  }
+
+  // Puts the values saved at `save_path` into the session's variables. Every value is
+  // read and checked before the first variable changes: a failed restore changes none.
+  void restore(Session& sess, const std::string& save_path) const {
+    check_session(sess);
+    if (!io::bundle_exists(save_path))
+      throw ValueError("The passed save_path is not a valid checkpoint: " + save_path);
+    io::BundleReader reader(save_path);
+    std::vector<std::pair<const Variable*, Value>> values;
+    for (const auto& [name, v] : var_list_) {
+      auto it = reader.entries().find(name);
+      if (it == reader.entries().end())
+        throw NotFoundError("Key " + name + " not found in checkpoint " + save_path);
+      const io::BundleEntry& e = it->second;
+      if (e.dtype != v.dtype())
+        throw InvalidArgumentError(
+            "tensor_name = " + name + "; expected dtype " + std::string(dtype_name(v.dtype())) +
+            " does not equal original dtype " + std::string(dtype_name(e.dtype)) +
+            " in checkpoint " + save_path);
+      if (!v.shape().is_compatible_with(e.shape))
+        throw InvalidArgumentError("tensor_name = " + name + "; the variable " + v.op().name() +
+                                   " has shape " + v.shape().to_string() + " but checkpoint " +
+                                   save_path + " holds shape " + Shape(e.shape).to_string());
+      values.emplace_back(&v, reader.read(name));
+    }
+    for (auto& [v, value] : values) sess.load_variable(v->op(), value);
+  }
+
+  // The checkpoints this Saver keeps, oldest first.
+  std::vector<std::string> last_checkpoints() const {
+    std::vector<std::string> out;
+    for (const auto& [path, time] : last_checkpoints_) out.push_back(path);
+    return out;
+  }
+  // Takes over checkpoints written by an earlier Saver (after a restart), so that
+  // max_to_keep counts them; the ones that no longer exist are dropped.
+  void recover_last_checkpoints(const std::vector<std::string>& paths) {
+    last_checkpoints_.clear();
+    for (const std::string& p : paths)
+      if (io::bundle_exists(p)) last_checkpoints_.emplace_back(p, now());
+  }
+
+  SaverDef as_saver_def() const {
+    SaverDef def;
+    for (const auto& [name, v] : var_list_) def.var_list.emplace(name, v.op().name());
+    def.max_to_keep = options_.max_to_keep;
+    def.keep_checkpoint_every_n_hours = options_.keep_checkpoint_every_n_hours;
+    return def;
+  }
+
+  // Exports the MetaGraph of the Saver's graph, with this Saver in it.
+  MetaGraphDef export_meta_graph(const std::string& filename = {},
+                                 ExportMetaGraphOptions options = {}) const {
+    if (!options.graph) options.graph = graph();
+    if (!options.saver_def) options.saver_def = as_saver_def();
+    return train::export_meta_graph(filename, options);
+  }
+
+  const VarMap& var_list() const { return var_list_; }
+  // The graph of the variables (the default graph for an empty Saver).
+  Graph graph() const { return graph_ ? *graph_ : get_default_graph(); }
+
+ private:
+  using Clock = std::chrono::system_clock;
+  static Clock::time_point now() { return Clock::now(); }
+  static Clock::duration hours(double h) {
+    // Clamped: the default 10000 hours must not overflow the clock.
+    double seconds = std::min(h * 3600.0, 1e12);
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  }
+
+  static VarMap by_name(const std::vector<Variable>& vars) {
+    VarMap map;
+    for (const Variable& v : vars) {
+      if (!v.valid()) throw ValueError("Saver: var_list holds an empty variable handle");
+      if (!map.emplace(v.op().name(), v).second)
+        throw ValueError("At least two variables have the same name: " + v.op().name());
+    }
+    return map;
+  }
+
+  void check_session(const Session& sess) const {
+    if (graph_ && !(sess.graph() == *graph_))
+      throw ValueError("Saver: the session runs another graph than the one of the variables");
+  }
+
+  std::string save_at(Session& sess, const std::string& save_path, const std::string& prefix,
+                      const SaveOptions& options) {
+    check_session(sess);
+    namespace fs = std::filesystem;
+    fs::path parent = fs::path(prefix).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      throw NotFoundError("Parent directory of " + save_path + " doesn't exist, can't save.");
+
+    std::vector<Fetch> fetches;
+    for (const auto& [name, v] : var_list_) fetches.emplace_back(v.ref());
+    std::vector<Value> values = fetches.empty() ? std::vector<Value>{} : sess.run(fetches);
+    std::vector<std::pair<std::string, Value>> tensors;
+    std::size_t i = 0;
+    for (const auto& [name, v] : var_list_) tensors.emplace_back(name, std::move(values[i++]));
+
+    // The .meta first and the index last: whatever exists after a crash, the state
+    // file never names a checkpoint with a missing part.
+    if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
+    io::write_bundle(prefix, tensors);
+
+    std::vector<std::string> to_delete = record(prefix);
+    if (options.write_state) {
+      std::string dir = parent.empty() ? std::string(".") : parent.string();
+      std::vector<std::string> kept = last_checkpoints();
+      if (options_.max_to_keep <= 0) kept = {prefix};
+      update_checkpoint_state(dir, prefix, kept, options.latest_filename);
+    }
+    for (const std::string& old : to_delete) delete_checkpoint(old, options.meta_graph_suffix);
+    return prefix;
+  }
+
+  // Adds `prefix` as the newest checkpoint and returns those that fall out of the
+  // max_to_keep window (minus the ones kept by keep_checkpoint_every_n_hours).
+  std::vector<std::string> record(const std::string& prefix) {
+    std::erase_if(last_checkpoints_, [&](const auto& p) { return p.first == prefix; });
+    last_checkpoints_.emplace_back(prefix, now());
+    std::vector<std::string> out;
+    if (options_.max_to_keep <= 0) return out;
+    while (last_checkpoints_.size() > static_cast<std::size_t>(options_.max_to_keep)) {
+      auto [path, time] = last_checkpoints_.front();
+      last_checkpoints_.erase(last_checkpoints_.begin());
+      if (time >= next_keep_time_) {
+        next_keep_time_ += hours(options_.keep_checkpoint_every_n_hours);
+        continue;  // preserved for good
+      }
+      out.push_back(path);
+    }
+    return out;
+  }
+
+  static void delete_checkpoint(const std::string& prefix, const std::string& meta_suffix) {
+    io::remove_file_if_exists(io::index_path(prefix));
+    io::remove_file_if_exists(io::data_path(prefix));
+    io::remove_file_if_exists(prefix + "." + meta_suffix);
+  }
+
+  VarMap var_list_;
+  SaverOptions options_;
+  std::optional<Graph> graph_;
+  std::vector<std::pair<std::string, Clock::time_point>> last_checkpoints_;
+  Clock::time_point next_keep_time_;
+};
+
+}  // namespace symflow::train
