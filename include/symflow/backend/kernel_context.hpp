@@ -3,13 +3,15 @@
 // its output slots, the session's variables and its own state kept across runs.
 // Kernels never see the graph.
 
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <memory>
+#include <utility>
 #include <vector>
 
+#include "symflow/backend/thread_pool.hpp"
 #include "symflow/backend/variable_store.hpp"
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/errors.hpp"
@@ -29,6 +31,7 @@ class KernelContext {
     std::shared_ptr<void>* state = nullptr;                     // this node's state in the session
     std::span<const std::shared_ptr<VariableSlot>> ref_inputs;  // null where not a reference
     std::span<std::shared_ptr<VariableSlot>> ref_outputs;
+    ThreadPool* intra_op = nullptr;  // the session's intra-op threads; null: this thread only
   };
   KernelContext(const std::string& node_name, const AttrMap& attrs, std::span<const Value> inputs,
                 std::span<Value> outputs, Session session)
@@ -69,6 +72,18 @@ class KernelContext {
     if (!*session_.state) *session_.state = std::make_shared<T>(make());
     return *static_cast<T*>(session_.state->get());
   }
+
+  // Calls fn(begin, end) over chunks of [0, n), at least `min_chunk` long, on the
+  // session's intra-op threads (or on this thread alone without a pool).
+  template <class Fn>
+  void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
+    if (session_.intra_op && session_.intra_op->num_threads() > 1)
+      session_.intra_op->parallel_for(n, min_chunk, std::forward<Fn>(fn));
+    else if (n > 0)
+      fn(std::int64_t{0}, n);
+  }
+  // How many threads parallel_for may use.
+  int intra_op_threads() const { return session_.intra_op ? session_.intra_op->num_threads() : 1; }
 
   const std::string& node_name() const { return node_name_; }
   std::size_t num_inputs() const { return inputs_.size(); }

@@ -12,15 +12,18 @@
 // Each member still reads its outside inputs at its own step; when the shapes met at
 // run time do not suit the fused kernel, the members run one by one instead.
 
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "symflow/backend/backend.hpp"
 #include "symflow/backend/kernel_context.hpp"
+#include "symflow/backend/thread_pool.hpp"
 #include "symflow/backend/variable_store.hpp"
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/plan.hpp"
@@ -28,9 +31,19 @@
 namespace symflow::detail {
 
 // What a session keeps between runs: its variables and its kernels' own state.
+// `node_state` grows (under the session's exclusive lock) before a plan that needs
+// it runs; a deque, so growing it moves nothing that a running kernel holds.
+struct NodeStateSlot {
+  std::mutex mutex;  // held while a stateful kernel runs: concurrent runs take turns
+  std::shared_ptr<void> state;
+};
 struct SessionState {
   VariableStore variables;
-  std::vector<std::shared_ptr<void>> node_state;  // by node id
+  std::deque<NodeStateSlot> node_state;  // by node id
+  ThreadPool* intra_op = nullptr;        // the session's intra-op threads, if any
+  void reserve_nodes(std::size_t n) {
+    if (node_state.size() < n) node_state.resize(n);
+  }
 };
 
 // One produced tensor during a run: a value, or a reference to a variable.
@@ -58,39 +71,110 @@ struct ClusterRun {
   bool unfused = false;                      // this run executes the members one by one
 };
 
+// The buffers one run needs besides the tensors themselves, kept by the plan and
+// reused by its later runs; concurrent runs of one plan each take their own.
+struct RunScratch {
+  std::vector<TensorSlot> slots;
+  std::vector<Value> inputs, outputs;
+  std::vector<std::shared_ptr<VariableSlot>> ref_inputs, ref_outputs;
+  std::vector<ClusterRun> cluster_runs;
+};
+struct ScratchPool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<RunScratch>> free;
+};
+
+// Takes a scratch from the plan's pool and gives it back, emptied, at scope exit.
+class ScratchLease {
+ public:
+  explicit ScratchLease(const Plan& plan) : pool_(static_cast<ScratchPool*>(plan.scratch.get())) {
+    if (pool_) {
+      std::lock_guard lock(pool_->mutex);
+      if (!pool_->free.empty()) {
+        scratch_ = std::move(pool_->free.back());
+        pool_->free.pop_back();
+      }
+    }
+    if (!scratch_) scratch_ = std::make_unique<RunScratch>();
+    auto& s = *scratch_;
+    s.slots.resize(plan.num_slots);
+    s.inputs.resize(plan.max_inputs);
+    s.ref_inputs.resize(plan.max_inputs);
+    s.outputs.resize(plan.max_outputs);
+    s.ref_outputs.resize(plan.max_outputs);
+    s.cluster_runs.resize(plan.fusion.clusters.size());
+  }
+  ~ScratchLease() {
+    // Nothing of this run may stay alive in the pool: fetched buffers would look
+    // shared, and memory would stay held.
+    for (auto& slot : scratch_->slots) slot = TensorSlot();
+    for (auto& v : scratch_->inputs) v = Value();
+    for (auto& v : scratch_->outputs) v = Value();
+    for (auto& r : scratch_->ref_inputs) r.reset();
+    for (auto& r : scratch_->ref_outputs) r.reset();
+    for (auto& c : scratch_->cluster_runs) c = ClusterRun{};
+    if (!pool_) return;
+    std::lock_guard lock(pool_->mutex);
+    pool_->free.push_back(std::move(scratch_));
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  RunScratch& operator*() const { return *scratch_; }
+
+ private:
+  ScratchPool* pool_;
+  std::unique_ptr<RunScratch> scratch_;
+};
+
+// Gives a plan its scratch pool (make_plan's caller does it once).
+inline void attach_scratch(Plan& plan) { plan.scratch = std::make_shared<ScratchPool>(); }
+
 inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const Backend& backend,
                                   const std::vector<Value>& feed_values, SessionState& session) {
-  std::vector<std::vector<TensorSlot>> slots(g.nodes.size());
-  auto slot = [&](TensorRef r) -> TensorSlot& {
-    auto& outs = slots[r.node.value];
-    auto index = static_cast<std::size_t>(r.index);
-    if (outs.size() <= index) outs.resize(index + 1);
-    return outs[index];
+  ScratchLease lease(plan);
+  RunScratch& scratch = *lease;
+  std::vector<TensorSlot>& slots = scratch.slots;
+  for (std::size_t i = 0; i < plan.feed_slots.size(); ++i)
+    slots[plan.feed_slots[i]].value = feed_values[i];
+  session.reserve_nodes(plan.num_nodes);  // the Session did it already, under its lock
+  auto input_slot = [&](std::size_t step, std::size_t i) -> TensorSlot& {
+    return slots[plan.input_slots[plan.input_begin[step] + i]];
   };
-  for (std::size_t i = 0; i < plan.feeds.size(); ++i) slot(plan.feeds[i]).value = feed_values[i];
-  if (session.node_state.size() < g.nodes.size()) session.node_state.resize(g.nodes.size());
+  auto release = [&](std::size_t step) {
+    for (std::uint32_t r : plan.release_slots[step]) slots[r] = TensorSlot();
+  };
 
-  // Runs one node's kernel on `inputs` and stores its outputs.
-  auto run_kernel = [&](NodeId id, const Node& node, const std::vector<Value>& inputs,
-                        const std::vector<std::shared_ptr<VariableSlot>>& ref_inputs) {
+  // Runs one node's kernel on the first node.inputs.size() entries of `inputs` and
+  // stores its outputs.
+  auto run_kernel = [&](std::size_t step, NodeId id, const Node& node, std::span<Value> inputs,
+                        std::span<std::shared_ptr<VariableSlot>> ref_inputs) {
     KernelFn kernel = backend.kernel(*node.def);
     if (!kernel)
       throw UnimplementedError("No " + std::string(backend.device_type()) + " kernel for op " +
                                    std::string(node.def->type),
                                node.name);
-    std::vector<Value> outputs(node.outputs.size());
-    std::vector<std::shared_ptr<VariableSlot>> ref_outputs(node.outputs.size());
-    KernelContext ctx(node.name, node.attrs, inputs, outputs,
-                      {&session.variables, &session.node_state[id.value], ref_inputs, ref_outputs});
+    const std::size_t n_out = node.outputs.size();
+    std::span<Value> outputs(scratch.outputs.data(), n_out);
+    std::span<std::shared_ptr<VariableSlot>> ref_outputs(scratch.ref_outputs.data(), n_out);
+    NodeStateSlot& state = session.node_state[id.value];
+    KernelContext ctx(
+        node.name, node.attrs, inputs, outputs,
+        {&session.variables, &state.state, ref_inputs, ref_outputs, session.intra_op});
     try {
-      kernel(ctx);
+      if (node.def->stateful) {
+        std::lock_guard lock(state.mutex);
+        kernel(ctx);
+      } else {
+        kernel(ctx);
+      }
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
       throw InternalError(std::string(node.def->type) + " failed: " + e.what(), node.name);
     }
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      TensorSlot& out = slot({id, static_cast<int>(i)});
+    const std::uint32_t first = plan.output_slot[step];
+    for (std::size_t i = 0; i < n_out; ++i) {
+      TensorSlot& out = slots[first + i];
       if (ref_outputs[i]) {
         out.ref = std::move(ref_outputs[i]);
       } else if (!outputs[i].is_none()) {
@@ -101,10 +185,12 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
             node.name);
       }
     }
+    for (auto& v : inputs) v = Value();
+    for (auto& r : ref_inputs) r.reset();
   };
 
   const Fusion& fusion = plan.fusion;
-  std::vector<ClusterRun> cluster_runs(fusion.clusters.size());
+  std::vector<ClusterRun>& cluster_runs = scratch.cluster_runs;
   // Gives up fusing cluster k in this run: members 0..upto run now, one by one, on
   // the values they captured; the rest run at their own steps. A member that cannot
   // run (a shape mismatch) fails here with its own name, as without fusion.
@@ -113,15 +199,18 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     ClusterRun& r = cluster_runs[k];
     r.unfused = true;
     for (std::size_t j = 0; j <= upto; ++j) {
-      NodeId id = plan.order[c.steps[j]];
+      const std::size_t step = c.steps[j];
+      NodeId id = plan.order[step];
       const Node& node = g.node(id);
-      std::vector<Value> inputs(node.inputs.size());
-      for (std::size_t i = 0; i < node.inputs.size(); ++i) {
+      const std::size_t n_in = node.inputs.size();
+      for (std::size_t i = 0; i < n_in; ++i) {
         const int a = c.args[j][i];
-        inputs[i] = a >= 0 ? r.captured[j][i]
-                           : slot({plan.order[c.steps[static_cast<std::size_t>(-1 - a)]], 0}).value;
+        scratch.inputs[i] =
+            a >= 0 ? r.captured[j][i]
+                   : slots[plan.output_slot[c.steps[static_cast<std::size_t>(-1 - a)]]].value;
       }
-      run_kernel(id, node, inputs, std::vector<std::shared_ptr<VariableSlot>>(inputs.size()));
+      run_kernel(step, id, node, std::span<Value>(scratch.inputs.data(), n_in),
+                 std::span<std::shared_ptr<VariableSlot>>(scratch.ref_inputs.data(), n_in));
     }
   };
   // Step `step` is member j of cluster k: capture what it reads, work out its shape,
@@ -133,7 +222,8 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
       r.captured.resize(c.steps.size());
       r.dims.resize(c.steps.size());
     }
-    const Node& node = g.node(plan.order[c.steps[j]]);
+    const std::size_t step = c.steps[j];
+    const Node& node = g.node(plan.order[step]);
     r.captured[j].assign(node.inputs.size(), Value());
     std::optional<Dims> dims;
     bool ok = true;
@@ -141,7 +231,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
       const int a = c.args[j][i];
       const Dims* d = nullptr;
       if (a >= 0) {
-        r.captured[j][i] = read_slot(slot(node.inputs[i]), node.name);
+        r.captured[j][i] = read_slot(input_slot(step, i), node.name);
         ok = ok && r.captured[j][i].dtype() == c.program.dtype;
         d = &r.captured[j][i].dims();
       } else {
@@ -188,13 +278,11 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     if (!ran) return unfuse(k, j);
     for (std::size_t m = 0; m < c.steps.size(); ++m)
       if (c.output_of[m] >= 0)
-        slot({plan.order[c.steps[m]], 0}).value =
+        slots[plan.output_slot[c.steps[m]]].value =
             std::move(outputs[static_cast<std::size_t>(c.output_of[m])]);
     r = ClusterRun{};  // done: drop the captured inputs
   };
 
-  std::vector<Value> inputs;
-  std::vector<std::shared_ptr<VariableSlot>> ref_inputs;
   for (std::size_t step = 0; step < plan.order.size(); ++step) {
     NodeId id = plan.order[step];
     const Node& node = g.node(id);
@@ -202,37 +290,44 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     if (cluster >= 0 && !cluster_runs[static_cast<std::size_t>(cluster)].unfused) {
       fused_step(static_cast<std::size_t>(cluster),
                  static_cast<std::size_t>(fusion.member_of_step[step]));
-      for (const TensorRef& r : plan.release_after[step]) slot(r) = TensorSlot();
+      release(step);
       continue;
     }
-    if (node.def->forwards_ref && !node.inputs.empty() && slot(node.inputs[0]).ref) {
-      read_slot(slot(node.inputs[0]), node.name);    // uninitialised: fails here, as in TF
-      slot({id, 0}).ref = slot(node.inputs[0]).ref;  // an alias: read when consumed
-      for (const TensorRef& r : plan.release_after[step]) slot(r) = TensorSlot();
+    if (node.def->forwards_ref && !node.inputs.empty() && input_slot(step, 0).ref) {
+      read_slot(input_slot(step, 0), node.name);  // uninitialised: fails here, as in TF
+      slots[plan.output_slot[step]].ref = input_slot(step, 0).ref;  // read when consumed
+      release(step);
       continue;
     }
-    inputs.assign(node.inputs.size(), Value());
-    ref_inputs.assign(node.inputs.size(), nullptr);
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      TensorSlot& in = slot(node.inputs[i]);
+    const std::size_t n_in = node.inputs.size();
+    for (std::size_t i = 0; i < n_in; ++i) {
+      TensorSlot& in = input_slot(step, i);
       if (node.def->takes_ref(i)) {
         if (!in.ref)
           throw InvalidArgumentError(
               "Input " + std::to_string(i) + " of " + node.name + " must be a variable reference",
               node.name);
-        ref_inputs[i] = in.ref;
+        scratch.ref_inputs[i] = in.ref;
+      } else if (!in.ref && plan.input_moves[plan.input_begin[step] + i]) {
+        scratch.inputs[i] = std::move(in.value);  // its last reader
       } else {
-        inputs[i] = read_slot(in, node.name);
+        scratch.inputs[i] = read_slot(in, node.name);
       }
     }
-    run_kernel(id, node, inputs, ref_inputs);
-    for (const TensorRef& r : plan.release_after[step]) slot(r) = TensorSlot();
+    run_kernel(step, id, node, std::span<Value>(scratch.inputs.data(), n_in),
+               std::span<std::shared_ptr<VariableSlot>>(scratch.ref_inputs.data(), n_in));
+    release(step);
   }
 
   std::vector<Value> results;
-  for (const auto& f : plan.fetches)
-    results.push_back(f ? read_slot(slot(*f), g.node(f->node).name) : Value());
-  slots.clear();
+  results.reserve(plan.fetches.size());
+  for (std::size_t f = 0; f < plan.fetches.size(); ++f) {
+    const std::int64_t s = plan.fetch_slots[f];
+    results.push_back(
+        s >= 0 ? read_slot(slots[static_cast<std::size_t>(s)], g.node(plan.fetches[f]->node).name)
+               : Value());
+  }
+  for (auto& slot : slots) slot = TensorSlot();
   // A fetched buffer still owned elsewhere (a Const's value in the graph, a
   // variable's state) is copied, so that callers can write into what they get.
   for (std::size_t i = 0; i < results.size(); ++i) {

@@ -5,7 +5,9 @@
 // it also groups elementwise steps into clusters (runtime/fusion.hpp).
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <vector>
@@ -24,6 +26,27 @@ struct Plan {
   std::vector<std::vector<TensorRef>> release_after;
   // Clusters of elementwise steps that run as one fused kernel (none without a kernel).
   Fusion fusion;
+
+  // The same, as indices into one run's dense array of tensor slots, so that a run
+  // looks nothing up: step s's outputs are slots output_slot[s], output_slot[s] + 1,
+  // ...; its inputs are input_slots[input_begin[s] .. input_begin[s + 1]). Fed
+  // tensors have slots of their own after the outputs.
+  std::vector<std::uint32_t> output_slot;
+  std::vector<std::uint32_t> input_begin;
+  std::vector<std::uint32_t> input_slots;
+  // Parallel to input_slots: 1 where that read is the slot's last and the value can
+  // be moved out instead of copied (no reference-count traffic, and the kernel holds
+  // the only handle to the buffer).
+  std::vector<std::uint8_t> input_moves;
+  std::vector<std::uint32_t> feed_slots;
+  std::vector<std::int64_t> fetch_slots;  // -1 for an operation fetch
+  std::vector<std::vector<std::uint32_t>> release_slots;
+  std::uint32_t num_slots = 0;
+  std::size_t max_inputs = 0;
+  std::size_t max_outputs = 0;
+  std::size_t num_nodes = 0;  // the graph's size when planned: every id in `order` is below
+  // Run-time scratch buffers, kept between runs (executor.hpp); shared by copies.
+  std::shared_ptr<void> scratch;
 };
 
 namespace detail {
@@ -80,6 +103,41 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   plan.release_after.resize(plan.order.size());
   for (const auto& [ref, step] : last_use) plan.release_after[step].push_back(ref);
   plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, fused_kernel);
+
+  plan.num_nodes = g.nodes.size();
+  // Dense slots: every output of every step, then one per fed tensor.
+  std::map<TensorRef, std::uint32_t> slot_of;
+  for (std::size_t step = 0; step < plan.order.size(); ++step) {
+    const Node& n = g.node(plan.order[step]);
+    plan.output_slot.push_back(plan.num_slots);
+    for (std::size_t i = 0; i < n.outputs.size(); ++i)
+      slot_of[TensorRef{plan.order[step], static_cast<int>(i)}] = plan.num_slots++;
+    plan.max_outputs = std::max(plan.max_outputs, n.outputs.size());
+  }
+  for (const TensorRef& f : feeds) {
+    plan.feed_slots.push_back(plan.num_slots);
+    slot_of[f] = plan.num_slots++;  // a fed tensor is read from its feed, not its producer
+  }
+  for (std::size_t step = 0; step < plan.order.size(); ++step) {
+    const Node& n = g.node(plan.order[step]);
+    plan.input_begin.push_back(static_cast<std::uint32_t>(plan.input_slots.size()));
+    for (const TensorRef& in : n.inputs) plan.input_slots.push_back(slot_of.at(in));
+    plan.max_inputs = std::max(plan.max_inputs, n.inputs.size());
+  }
+  plan.input_begin.push_back(static_cast<std::uint32_t>(plan.input_slots.size()));
+  for (const auto& f : fetches) plan.fetch_slots.push_back(f ? std::int64_t{slot_of.at(*f)} : -1);
+  std::vector<std::int64_t> last_read(plan.num_slots, -1);
+  for (std::size_t k = 0; k < plan.input_slots.size(); ++k)
+    last_read[plan.input_slots[k]] = static_cast<std::int64_t>(k);
+  for (std::int64_t s : plan.fetch_slots)
+    if (s >= 0) last_read[static_cast<std::size_t>(s)] = -1;  // read again at the end
+  plan.input_moves.assign(plan.input_slots.size(), 0);
+  for (std::int64_t k : last_read)
+    if (k >= 0) plan.input_moves[static_cast<std::size_t>(k)] = 1;
+  for (const auto& refs : plan.release_after) {
+    plan.release_slots.emplace_back();
+    for (const TensorRef& r : refs) plan.release_slots.back().push_back(slot_of.at(r));
+  }
   return plan;
 }
 

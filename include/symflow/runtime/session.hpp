@@ -1,10 +1,18 @@
 #pragma once
 // Session: binds a graph to a backend, validates feeds and fetches, caches one plan
 // per (fetches, feeds, targets) signature and hands it to the executor.
+//
+// Threads: run() may be called from several threads at once, as in TensorFlow. Runs
+// share the session's lock; only building a new plan, close() and load_variable take
+// it alone. Variables have their own locks, and a stateful kernel (a random op's
+// generator) runs for one run at a time. The graph must not grow while runs are in
+// flight.
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -23,7 +31,12 @@ class DefaultSessionGuard;
 class Session final : public Evaluator {
  public:
   explicit Session(Graph graph = get_default_graph(), ConfigProto config = {})
-      : graph_(std::move(graph)), config_(config), backend_(std::make_unique<CpuBackend>()) {}
+      : graph_(std::move(graph)),
+        config_(config),
+        backend_(std::make_unique<CpuBackend>()),
+        intra_op_(std::make_unique<ThreadPool>(config.intra_op_parallelism_threads)) {
+    state_.intra_op = intra_op_.get();
+  }
   explicit Session(ConfigProto config) : Session(get_default_graph(), config) {}
   ~Session() override = default;
   Session(const Session&) = delete;
@@ -36,11 +49,17 @@ class Session final : public Evaluator {
   // an operation's Value is empty. `targets` run too but return nothing.
   std::vector<Value> run(const std::vector<Fetch>& fetches, const FeedDict& feeds = {},
                          const std::vector<Operation>& targets = {}) {
-    std::lock_guard lock(mutex_);
+    std::shared_lock lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    std::vector<Value> feed_values;
-    const Plan& plan = plan_for(fetches, feeds, targets, feed_values);
-    return detail::execute(plan, graph_.state(), *backend_, feed_values, state_);
+    // Per-thread argument buffers: a steady run allocates none of its own.
+    thread_local RunArgs args;
+    args.clear();
+    struct Clear {  // the feeds share the caller's buffers: let go of them after the run
+      RunArgs& a;
+      ~Clear() { a.clear(); }
+    } clear_after{args};
+    const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
+    return detail::execute(plan, graph_.state(), *backend_, args.feed_values, state_);
   }
 
   // The elementwise clusters that run as one fused kernel for this run signature:
@@ -49,10 +68,10 @@ class Session final : public Evaluator {
   std::vector<std::vector<std::string>> fused_clusters(const std::vector<Fetch>& fetches,
                                                        const FeedDict& feeds = {},
                                                        const std::vector<Operation>& targets = {}) {
-    std::lock_guard lock(mutex_);
+    std::shared_lock lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    std::vector<Value> feed_values;
-    const Plan& plan = plan_for(fetches, feeds, targets, feed_values);
+    RunArgs args;
+    const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
     std::vector<std::vector<std::string>> out;
     for (const FusedCluster& c : plan.fusion.clusters) {
       out.emplace_back();
@@ -78,7 +97,7 @@ class Session final : public Evaluator {
 
   // Releases the session's resources; any later run is a FailedPreconditionError.
   void close() {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     closed_ = true;
     plans_.clear();
     state_.variables.clear();
@@ -91,7 +110,7 @@ class Session final : public Evaluator {
   // Whether the variable behind `ref` (a VariableV2 output) holds a value in this
   // session.
   bool is_initialized(const Output& ref) {
-    std::lock_guard lock(mutex_);
+    std::shared_lock lock(mutex_);
     Operation op = own(ref, "Variable").op();
     if (op.type() != "VariableV2")
       throw TypeError("is_initialized needs a variable, got " + op.name() + " (" + op.type() + ")");
@@ -106,7 +125,7 @@ class Session final : public Evaluator {
   // any op (TensorFlow's Variable.load): how Saver::restore writes the values it read.
   // InvalidArgumentError when the value's dtype or shape does not fit the variable.
   void load_variable(const Operation& variable, const Value& value) {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
     Operation op = own(variable, "Variable");
     if (op.type() != "VariableV2")
@@ -135,27 +154,48 @@ class Session final : public Evaluator {
   }
 
   // How many distinct plans have been built (one per run signature).
-  std::size_t num_cached_plans() const { return plans_.size(); }
+  std::size_t num_cached_plans() const {
+    std::shared_lock lock(mutex_);
+    return plans_.size();
+  }
+  // How many threads an op may use (ConfigProto::intra_op_parallelism_threads; 0 there
+  // means one per core).
+  int intra_op_threads() const { return intra_op_->num_threads(); }
 
  private:
-  // Resolves and checks the fetches and feeds, and returns the signature's plan.
-  const Plan& plan_for(const std::vector<Fetch>& fetches, const FeedDict& feeds,
-                       const std::vector<Operation>& targets, std::vector<Value>& feed_values) {
+  // What one run resolved from its arguments.
+  struct RunArgs {
     std::vector<std::optional<TensorRef>> fetch_refs;
     std::vector<NodeId> target_ids;
-    for (const Fetch& f : fetches) resolve_fetch(f, fetch_refs, target_ids);
-    for (const Operation& op : targets) target_ids.push_back(own(op, "Target").id());
-
     std::vector<TensorRef> feed_refs;
+    std::vector<Value> feed_values;
+    std::vector<std::int64_t> key;
+    void clear() {
+      fetch_refs.clear();
+      target_ids.clear();
+      feed_refs.clear();
+      feed_values.clear();
+      key.clear();
+    }
+  };
+
+  // Resolves and checks the fetches and feeds, and returns the signature's plan.
+  // `lock` is held shared; it is dropped and retaken to build a missing plan.
+  const Plan& plan_for(const std::vector<Fetch>& fetches, const FeedDict& feeds,
+                       const std::vector<Operation>& targets, RunArgs& args,
+                       std::shared_lock<std::shared_mutex>& lock) {
+    for (const Fetch& f : fetches) resolve_fetch(f, args.fetch_refs, args.target_ids);
+    for (const Operation& op : targets) args.target_ids.push_back(own(op, "Target").id());
+
     for (const Feed& feed : feeds) {
       Output t = resolve_feed_tensor(feed);
       check_feed(t, feed.value);
-      if (std::find(feed_refs.begin(), feed_refs.end(), t.ref()) != feed_refs.end())
+      if (std::find(args.feed_refs.begin(), args.feed_refs.end(), t.ref()) != args.feed_refs.end())
         throw ValueError("Tensor " + t.name() + " is fed twice");
-      feed_refs.push_back(t.ref());
-      feed_values.push_back(feed.value);
+      args.feed_refs.push_back(t.ref());
+      args.feed_values.push_back(feed.value);
     }
-    return cached_plan(fetch_refs, target_ids, feed_refs);
+    return cached_plan(args, lock);
   }
 
   Operation own(const Operation& op, std::string_view what) const {
@@ -211,27 +251,37 @@ class Session final : public Evaluator {
                        t.get_shape().to_string() + "'");
   }
 
-  const Plan& cached_plan(const std::vector<std::optional<TensorRef>>& fetches,
-                          const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds) {
-    std::vector<std::int64_t> key;
-    for (const auto& f : fetches) {
+  const Plan& cached_plan(RunArgs& args, std::shared_lock<std::shared_mutex>& lock) {
+    std::vector<std::int64_t>& key = args.key;
+    for (const auto& f : args.fetch_refs) {
       key.push_back(f ? f->node.value : -1);
       key.push_back(f ? f->index : -1);
     }
     key.push_back(-2);
-    for (NodeId t : targets) key.push_back(t.value);
+    for (NodeId t : args.target_ids) key.push_back(t.value);
     key.push_back(-3);
-    for (const TensorRef& r : feeds) {
+    for (const TensorRef& r : args.feed_refs) {
       key.push_back(r.node.value);
       key.push_back(r.index);
     }
     auto it = plans_.find(key);
-    if (it == plans_.end())
-      it = plans_
-               .emplace(std::move(key),
-                        detail::make_plan(graph_.state(), fetches, targets, feeds, fused_kernel()))
-               .first;
-    return it->second;
+    if (it != plans_.end()) return it->second;
+    // A new signature: plan it alone (runs in flight finish first), then share again.
+    lock.unlock();
+    {
+      std::unique_lock exclusive(mutex_);
+      if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
+      if (plans_.find(key) == plans_.end()) {
+        Plan plan = detail::make_plan(graph_.state(), args.fetch_refs, args.target_ids,
+                                      args.feed_refs, fused_kernel());
+        detail::attach_scratch(plan);
+        state_.reserve_nodes(plan.num_nodes);
+        plans_.emplace(key, std::move(plan));
+      }
+    }
+    lock.lock();
+    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
+    return plans_.find(key)->second;  // std::map: entries stay put while others are added
   }
 
   // The CPU backend's fused kernel, unless the config turns fusion off.
@@ -242,10 +292,11 @@ class Session final : public Evaluator {
   Graph graph_;
   ConfigProto config_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<ThreadPool> intra_op_;
   std::map<std::vector<std::int64_t>, Plan> plans_;
   detail::SessionState state_;  // variables and kernel state: this session's alone
-  std::mutex mutex_;
-  bool closed_ = false;
+  mutable std::shared_mutex mutex_;
+  std::atomic<bool> closed_ = false;
 };
 
 class DefaultSessionGuard {
