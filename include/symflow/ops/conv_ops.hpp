@@ -277,7 +277,7 @@ inline void conv2d_kernel(KernelContext& ctx) {
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& out = ctx.allocate_output(0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth});
-    cpu::conv2d_forward<T>(g, in.data<T>(), filter.data<T>(), out.data<T>());
+    cpu::conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(), out.data<T>());
   });
 }
 
@@ -315,7 +315,7 @@ inline void conv2d_backprop_input_kernel(KernelContext& ctx) {
   visit_float(ctx, filter.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& out = ctx.allocate_output(0, filter.dtype(), sizes);
-    cpu::conv2d_backprop_input<T>(g, filter.data<T>(), dy.data<T>(), out.data<T>());
+    cpu::conv2d_backprop_input<T>(ctx, g, filter.data<T>(), dy.data<T>(), out.data<T>());
   });
 }
 
@@ -355,7 +355,7 @@ inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& out = ctx.allocate_output(0, in.dtype(), sizes);
-    cpu::conv2d_backprop_filter<T>(g, in.data<T>(), dy.data<T>(), out.data<T>());
+    cpu::conv2d_backprop_filter<T>(ctx, g, in.data<T>(), dy.data<T>(), out.data<T>());
   });
 }
 
@@ -441,7 +441,7 @@ inline void max_pool_kernel(KernelContext& ctx) {
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& out = ctx.allocate_output(0, in.dtype(), pool_out_dims(g));
-    cpu::max_pool_forward<T>(g, in.data<T>(), out.data<T>());
+    cpu::max_pool_forward<T>(ctx, g, in.data<T>(), out.data<T>());
   });
 }
 
@@ -451,7 +451,7 @@ inline void avg_pool_kernel(KernelContext& ctx) {
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& out = ctx.allocate_output(0, in.dtype(), pool_out_dims(g));
-    cpu::avg_pool_forward<T>(g, in.data<T>(), out.data<T>());
+    cpu::avg_pool_forward<T>(ctx, g, in.data<T>(), out.data<T>());
   });
 }
 
@@ -486,7 +486,7 @@ inline void max_pool_grad_kernel(KernelContext& ctx) {
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& dx = ctx.allocate_output(0, in.dtype(), in.dims());
-    cpu::max_pool_backward<T>(g, in.data<T>(), dy.data<T>(), dx.data<T>());
+    cpu::max_pool_backward<T>(ctx, g, in.data<T>(), dy.data<T>(), dx.data<T>());
   });
 }
 
@@ -520,7 +520,7 @@ inline void avg_pool_grad_kernel(KernelContext& ctx) {
   visit_float(ctx, dy.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& dx = ctx.allocate_output(0, dy.dtype(), sizes);
-    cpu::avg_pool_backward<T>(g, dy.data<T>(), dx.data<T>());
+    cpu::avg_pool_backward<T>(ctx, g, dy.data<T>(), dx.data<T>());
   });
 }
 

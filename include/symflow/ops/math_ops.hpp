@@ -396,7 +396,7 @@ inline void matmul_kernel(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     if constexpr (MatMulTypes::accepts<T>) {
       Value& out = ctx.allocate_output(0, a.dtype(), {m, n});
-      cpu::matmul<T>(a, b, ta, tb, out);
+      cpu::matmul<T>(ctx, a, b, ta, tb, out);
     } else {
       unsupported_dtype(ctx, a.dtype());
     }
@@ -464,7 +464,7 @@ void reduction_kernel(KernelContext& ctx) {
       using limits = std::numeric_limits<T>;
       Value out;
       if constexpr (R == Reduction::sum || R == Reduction::mean) {
-        out = cpu::reduce<T>(in, mask, keep, T{0}, add_wrapping<T>);
+        out = cpu::reduce<T>(ctx, in, mask, keep, T{0}, add_wrapping<T>);
         if constexpr (R == Reduction::mean) {
           std::int64_t count = 1;  // elements per output: 0 gives NaN on floats, as in TF
           for (std::size_t a = 0; a < mask.size(); ++a)
@@ -474,10 +474,10 @@ void reduction_kernel(KernelContext& ctx) {
         }
       } else if constexpr (R == Reduction::max) {
         T init = limits::has_infinity ? -limits::infinity() : limits::lowest();
-        out = cpu::reduce<T>(in, mask, keep, init, MaximumFn{});
+        out = cpu::reduce<T>(ctx, in, mask, keep, init, MaximumFn{});
       } else {
         T init = limits::has_infinity ? limits::infinity() : limits::max();
-        out = cpu::reduce<T>(in, mask, keep, init, MinimumFn{});
+        out = cpu::reduce<T>(ctx, in, mask, keep, init, MinimumFn{});
       }
       ctx.set_output(0, std::move(out));
     } else {

@@ -13,7 +13,9 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
+#include "symflow/backend/cpu/reduce.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
 
@@ -392,6 +394,13 @@ inline std::vector<TensorSpec> infer_softmax(const InferContext& c) {
   return {c.inputs[0]};
 }
 
+// Elements per intra-op chunk for the row-wise kernels below: rows are independent, so
+// each is computed the same way whichever thread takes it.
+inline constexpr std::int64_t kRowKernelChunk = 8192;
+inline std::int64_t min_rows_per_chunk(std::int64_t cols) {
+  return std::max<std::int64_t>(1, kRowKernelChunk / std::max<std::int64_t>(1, cols));
+}
+
 // Calls row(x_row, y_row, cols) for every row of the last axis.
 template <class Row>
 void softmax_like_kernel(KernelContext& ctx, Row row) {
@@ -405,7 +414,9 @@ void softmax_like_kernel(KernelContext& ctx, Row row) {
       const std::int64_t rows = cols ? in.size() / cols : 0;
       const T* x = in.data<T>();
       T* y = out.data<T>();
-      for (std::int64_t r = 0; r < rows; ++r) row(x + r * cols, y + r * cols, cols);
+      ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) row(x + r * cols, y + r * cols, cols);
+      });
     } else {
       unsupported_dtype(ctx, in.dtype());
     }
@@ -477,25 +488,27 @@ inline void softmax_xent_kernel(KernelContext& ctx) {
       const T* p = labels.data<T>();
       T* l = loss.data<T>();
       T* b = back.data<T>();
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const T* xr = x + r * cols;
-        const T* pr = p + r * cols;
-        T* br = b + r * cols;
-        if (cols == 0) {
-          l[r] = 0;
-          continue;
+      ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const T* xr = x + r * cols;
+          const T* pr = p + r * cols;
+          T* br = b + r * cols;
+          if (cols == 0) {
+            l[r] = 0;
+            continue;
+          }
+          const T m = *std::max_element(xr, xr + cols);
+          T sum = 0;
+          for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
+          const T lse = std::log(sum), inv = T{1} / sum;
+          T acc = 0;
+          for (std::int64_t j = 0; j < cols; ++j) {
+            acc += pr[j] * (lse - (xr[j] - m));
+            br[j] = br[j] * inv - pr[j];
+          }
+          l[r] = acc;
         }
-        const T m = *std::max_element(xr, xr + cols);
-        T sum = 0;
-        for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
-        const T lse = std::log(sum), inv = T{1} / sum;
-        T acc = 0;
-        for (std::int64_t j = 0; j < cols; ++j) {
-          acc += pr[j] * (lse - (xr[j] - m));
-          br[j] = br[j] * inv - pr[j];
-        }
-        l[r] = acc;
-      }
+      });
     } else {
       unsupported_dtype(ctx, logits.dtype());
     }
@@ -560,18 +573,20 @@ inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
       const T* x = logits.data<T>();
       T* l = loss.data<T>();
       T* b = back.data<T>();
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const T* xr = x + r * cols;
-        T* br = b + r * cols;
-        const T m = *std::max_element(xr, xr + cols);
-        T sum = 0;
-        for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
-        const T lse = std::log(sum), inv = T{1} / sum;
-        for (std::int64_t j = 0; j < cols; ++j) br[j] *= inv;
-        const std::int64_t y = label_at(r);
-        l[r] = lse - (xr[y] - m);
-        br[y] -= T{1};
-      }
+      ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const T* xr = x + r * cols;
+          T* br = b + r * cols;
+          const T m = *std::max_element(xr, xr + cols);
+          T sum = 0;
+          for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
+          const T lse = std::log(sum), inv = T{1} / sum;
+          for (std::int64_t j = 0; j < cols; ++j) br[j] *= inv;
+          const std::int64_t y = label_at(r);
+          l[r] = lse - (xr[y] - m);
+          br[y] -= T{1};
+        }
+      });
     } else {
       unsupported_dtype(ctx, logits.dtype());
     }
@@ -650,9 +665,12 @@ inline void bias_add_kernel(KernelContext& ctx) {
       const T* b = bias.data<T>();
       T* y = out.data<T>();
       const std::int64_t rows = channels ? value.size() / channels : 0;
-      for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t j = 0; j < channels; ++j)
-          y[r * channels + j] = add_wrapping(x[r * channels + j], b[j]);
+      ctx.parallel_for(rows, cpu::kReduceMinChunk / std::max<std::int64_t>(1, channels),
+                       [&](std::int64_t r0, std::int64_t r1) {
+                         for (std::int64_t r = r0; r < r1; ++r)
+                           for (std::int64_t j = 0; j < channels; ++j)
+                             y[r * channels + j] = add_wrapping(x[r * channels + j], b[j]);
+                       });
     } else {
       unsupported_dtype(ctx, value.dtype());
     }
@@ -670,17 +688,14 @@ inline std::vector<TensorSpec> infer_bias_add_grad(const InferContext& c) {
 inline void bias_add_grad_kernel(KernelContext& ctx) {
   const Value& g = ctx.input(0);
   if (g.rank() < 2) ctx.fail("Input tensor must be at least 2D: " + dims_to_string(g.dims()));
-  const std::int64_t channels = g.dims().back();
   visit_dtype(g.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (BiasAddTypes::accepts<T>) {
-      Value& out = ctx.allocate_output(0, g.dtype(), {channels});
-      T* s = out.data<T>();
-      std::fill(s, s + channels, T{0});
-      const T* x = g.data<T>();
-      const std::int64_t rows = channels ? g.size() / channels : 0;
-      for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t j = 0; j < channels; ++j) s[j] = add_wrapping(s[j], x[r * channels + j]);
+      // The sum over every axis but the last: cpu::reduce adds each channel's values in
+      // row order, split over threads by channels (bit-identical to one thread).
+      std::vector<bool> mask(static_cast<std::size_t>(g.rank()), true);
+      mask.back() = false;
+      ctx.set_output(0, cpu::reduce<T>(ctx, g, mask, false, T{0}, add_wrapping<T>));
     } else {
       unsupported_dtype(ctx, g.dtype());
     }

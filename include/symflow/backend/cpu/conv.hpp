@@ -9,19 +9,23 @@
 // it into output rows: out = P * F. The gradients are the same products transposed:
 // dP = dOut * F^T scattered back into the input (col2im), and dF = P^T * dOut.
 // Pixels are processed in chunks so the patch buffer stays in cache, and the chunks
-// are spread over a few threads when the work is large enough to pay for them.
+// are spread over the session's intra-op threads (a runner's parallel_for: a
+// KernelContext, a ThreadPool or SerialRunner) when the work is large enough to pay
+// for them. The chunks depend on the shapes only, never on the thread count, so every
+// result is the same, bit for bit, for any number of threads (matmul.hpp says why the
+// pointwise products, cut at aligned rows, are too).
 
 #include <Eigen/Core>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
+
+#include "symflow/backend/cpu/matmul.hpp"
 
 namespace symflow::cpu {
 
@@ -126,36 +130,14 @@ using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 }  // namespace detail
 
-// The most threads one conv or pooling kernel uses; 0 (the default) means one per
-// hardware thread. Benchmarks and programs sharing the machine may lower it.
-inline std::atomic<int> max_kernel_threads{0};
-
 namespace detail {
 
-// How many threads `work` multiply-adds deserve: one per ~2M, at most the machine's.
-inline int threads_for(double work, std::int64_t max_tasks) {
-  static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int limit = max_kernel_threads.load(std::memory_order_relaxed);
-  const double per_thread = 2e6;
-  auto n = static_cast<std::int64_t>(work / per_thread);
-  n = std::min<std::int64_t>({n, limit > 0 ? limit : hardware, max_tasks});
-  return static_cast<int>(std::max<std::int64_t>(1, n));
-}
-
-// Runs fn(thread, begin, end) over [0, n) split into `threads` contiguous ranges, on
-// the calling thread plus threads-1 helpers.
-template <class F>
-void parallel_ranges(int threads, std::int64_t n, F&& fn) {
-  if (threads <= 1 || n <= 1) {
-    fn(0, std::int64_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(threads - 1));
-  auto range = [&](int t) { return n * t / threads; };
-  for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { fn(t, range(t), range(t + 1)); });
-  fn(0, std::int64_t{0}, range(1));
-  for (auto& th : pool) th.join();
+// The fewest of `tasks` tasks of `work_per_task` multiply-adds worth a thread: ~1M
+// multiply-adds (a thread's wake-up costs about 10 us).
+inline std::int64_t min_tasks(double work_per_task) {
+  const double per_thread = 1e6;
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(per_thread / std::max(1.0, work_per_task)));
 }
 
 // Output pixels per patch chunk: about 256 KiB of patches, at least 64 rows.
@@ -243,8 +225,9 @@ void col2im(const Conv2DGeometry& g, const T* patches, std::int64_t p0, std::int
 }  // namespace detail
 
 // output [batch, out_rows, out_cols, out_depth] = conv(input, filter).
-template <class T>
-void conv2d_forward(const Conv2DGeometry& g, const T* input, const T* filter, T* output) {
+template <class T, class Runner>
+void conv2d_forward(const Runner& runner, const Conv2DGeometry& g, const T* input, const T* filter,
+                    T* output) {
   const std::int64_t pixels = g.out_pixels();
   const std::int64_t k = g.patch_size();
   if (pixels == 0 || g.out_depth == 0) return;
@@ -254,18 +237,13 @@ void conv2d_forward(const Conv2DGeometry& g, const T* input, const T* filter, T*
     return;
   }
   if (g.is_pointwise()) {
-    const int threads =
-        detail::threads_for(double(pixels) * double(k) * double(g.out_depth), pixels);
-    detail::parallel_ranges(threads, pixels, [&](int, std::int64_t b, std::int64_t e) {
-      detail::MatrixMap<T>(output + b * g.out_depth, e - b, g.out_depth).noalias() =
-          detail::ConstMatrixMap<T>(input + b * k, e - b, k) * f;
-    });
+    gemm<T>(runner, input, filter, pixels, k, g.out_depth, false, false, output);
     return;
   }
   const std::int64_t chunk = detail::chunk_pixels<T>(g);
   const std::int64_t chunks = (pixels + chunk - 1) / chunk;
-  const int threads = detail::threads_for(double(pixels) * double(k) * double(g.out_depth), chunks);
-  detail::parallel_ranges(threads, chunks, [&](int, std::int64_t c0, std::int64_t c1) {
+  const double chunk_work = double(chunk) * double(k) * double(g.out_depth);
+  runner.parallel_for(chunks, detail::min_tasks(chunk_work), [&](std::int64_t c0, std::int64_t c1) {
     std::vector<T> patches(static_cast<std::size_t>(chunk * k));
     for (std::int64_t c = c0; c < c1; ++c) {
       const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
@@ -278,45 +256,48 @@ void conv2d_forward(const Conv2DGeometry& g, const T* input, const T* filter, T*
 
 // input_grad [batch, in_rows, in_cols, in_depth] = d loss / d input, given
 // out_grad = d loss / d output (Conv2DBackpropInput).
-template <class T>
-void conv2d_backprop_input(const Conv2DGeometry& g, const T* filter, const T* out_grad,
-                           T* input_grad) {
+template <class T, class Runner>
+void conv2d_backprop_input(const Runner& runner, const Conv2DGeometry& g, const T* filter,
+                           const T* out_grad, T* input_grad) {
   std::fill_n(input_grad, g.batch * g.in_image_size(), T(0));
   const std::int64_t pixels = g.out_pixels();
   const std::int64_t k = g.patch_size();
   if (pixels == 0 || k == 0) return;
   detail::ConstMatrixMap<T> f(filter, k, g.out_depth);
   if (g.is_pointwise()) {
-    const int threads =
-        detail::threads_for(double(pixels) * double(k) * double(g.out_depth), pixels);
-    detail::parallel_ranges(threads, pixels, [&](int, std::int64_t b, std::int64_t e) {
-      detail::MatrixMap<T>(input_grad + b * k, e - b, k).noalias() =
-          detail::ConstMatrixMap<T>(out_grad + b * g.out_depth, e - b, g.out_depth) * f.transpose();
-    });
+    if (g.out_depth == 0) return;
+    gemm<T>(runner, out_grad, filter, pixels, g.out_depth, k, false, true, input_grad);
     return;
   }
-  // Threads take whole images, so their col2im writes never overlap.
+  // Tasks are groups of whole images (as many as fill a patch chunk, or one image cut
+  // into chunks), so their col2im writes never overlap; the chunks start at each
+  // group's start, whatever the thread count.
   const std::int64_t plane = g.out_rows * g.out_cols;
-  const std::int64_t chunk = std::min(detail::chunk_pixels<T>(g), plane);
-  const int threads =
-      detail::threads_for(double(pixels) * double(k) * double(g.out_depth), g.batch);
-  detail::parallel_ranges(threads, g.batch, [&](int, std::int64_t n0, std::int64_t n1) {
-    std::vector<T> patches(static_cast<std::size_t>(chunk * k));
-    for (std::int64_t p0 = n0 * plane; p0 < n1 * plane; p0 += chunk) {
-      const std::int64_t p1 = std::min(n1 * plane, p0 + chunk);
-      detail::MatrixMap<T>(patches.data(), p1 - p0, k).noalias() =
-          detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth) *
-          f.transpose();
-      detail::col2im(g, patches.data(), p0, p1, input_grad);
+  const std::int64_t cp = detail::chunk_pixels<T>(g);
+  const std::int64_t group = std::max<std::int64_t>(1, cp / plane);
+  const std::int64_t step = plane >= cp ? cp : group * plane;
+  const std::int64_t groups = (g.batch + group - 1) / group;
+  const double group_work = double(group * plane) * double(k) * double(g.out_depth);
+  runner.parallel_for(groups, detail::min_tasks(group_work), [&](std::int64_t g0, std::int64_t g1) {
+    std::vector<T> patches(static_cast<std::size_t>(step * k));
+    for (std::int64_t gi = g0; gi < g1; ++gi) {
+      const std::int64_t end = std::min(g.batch, (gi + 1) * group) * plane;
+      for (std::int64_t p0 = gi * group * plane; p0 < end; p0 += step) {
+        const std::int64_t p1 = std::min(end, p0 + step);
+        detail::MatrixMap<T>(patches.data(), p1 - p0, k).noalias() =
+            detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth) *
+            f.transpose();
+        detail::col2im(g, patches.data(), p0, p1, input_grad);
+      }
     }
   });
 }
 
 // filter_grad [filter_rows, filter_cols, in_depth, out_depth] = d loss / d filter
 // (Conv2DBackpropFilter).
-template <class T>
-void conv2d_backprop_filter(const Conv2DGeometry& g, const T* input, const T* out_grad,
-                            T* filter_grad) {
+template <class T, class Runner>
+void conv2d_backprop_filter(const Runner& runner, const Conv2DGeometry& g, const T* input,
+                            const T* out_grad, T* filter_grad) {
   const std::int64_t pixels = g.out_pixels();
   const std::int64_t k = g.patch_size();
   detail::MatrixMap<T> df(filter_grad, k, g.out_depth);
@@ -328,21 +309,33 @@ void conv2d_backprop_filter(const Conv2DGeometry& g, const T* input, const T* ou
   const bool pointwise = g.is_pointwise();
   const std::int64_t chunk = pointwise ? std::int64_t{4096} : detail::chunk_pixels<T>(g);
   const std::int64_t chunks = (pixels + chunk - 1) / chunk;
-  const int threads = detail::threads_for(double(pixels) * double(k) * double(g.out_depth), chunks);
-  std::vector<ColMajor> partial(static_cast<std::size_t>(threads));
-  detail::parallel_ranges(threads, chunks, [&](int t, std::int64_t c0, std::int64_t c1) {
-    ColMajor& sum = partial[static_cast<std::size_t>(t)];
-    sum.setZero(k, g.out_depth);
+  // Chunks are summed in up to 16 groups of consecutive chunks, each into its own
+  // accumulator, and the groups added in order: the grouping depends on the shapes
+  // only, so the sum is the same for any thread count. (Fewer groups when the filter
+  // is large: each costs a filter-sized accumulator.)
+  const std::int64_t filter_size = k * g.out_depth;
+  const std::int64_t max_groups = std::clamp<std::int64_t>(
+      (std::int64_t{1} << 22) / std::max<std::int64_t>(1, filter_size), 4, 16);
+  const std::int64_t per_group = (chunks + max_groups - 1) / max_groups;
+  const std::int64_t groups = (chunks + per_group - 1) / per_group;
+  std::vector<ColMajor> partial(static_cast<std::size_t>(groups));
+  const double group_work = double(per_group * chunk) * double(k) * double(g.out_depth);
+  runner.parallel_for(groups, detail::min_tasks(group_work), [&](std::int64_t g0, std::int64_t g1) {
     std::vector<T> patches(pointwise ? 0 : static_cast<std::size_t>(chunk * k));
-    for (std::int64_t c = c0; c < c1; ++c) {
-      const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
-      const T* rows = input + p0 * k;
-      if (!pointwise) {
-        detail::im2col(g, input, p0, p1, patches.data());
-        rows = patches.data();
+    for (std::int64_t gi = g0; gi < g1; ++gi) {
+      ColMajor& sum = partial[static_cast<std::size_t>(gi)];
+      sum.setZero(k, g.out_depth);
+      for (std::int64_t c = gi * per_group; c < std::min(chunks, (gi + 1) * per_group); ++c) {
+        const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
+        const T* rows = input + p0 * k;
+        if (!pointwise) {
+          detail::im2col(g, input, p0, p1, patches.data());
+          rows = patches.data();
+        }
+        sum.noalias() +=
+            detail::ConstMatrixMap<T>(rows, p1 - p0, k).transpose() *
+            detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth);
       }
-      sum.noalias() += detail::ConstMatrixMap<T>(rows, p1 - p0, k).transpose() *
-                       detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth);
     }
   });
   for (const auto& m : partial) df += m;
@@ -394,14 +387,18 @@ inline PoolWindow pool_window(const Pool2DGeometry& g, std::int64_t oh, std::int
           std::max<std::int64_t>(ws, 0), std::min(ws + g.window_cols, g.in_cols)};
 }
 
-// Calls fn(in_image, out_pixel_index, window) for each output pixel of images
-// [n0, n1); work is split over threads by images.
-template <class F>
-void for_each_pool_window(const Pool2DGeometry& g, F&& fn) {
-  const double work = double(g.batch) * double(g.out_rows) * double(g.out_cols) *
-                      double(g.window_rows) * double(g.window_cols) * double(g.depth);
-  const int threads = threads_for(work, g.batch);
-  parallel_ranges(threads, g.batch, [&](int, std::int64_t n0, std::int64_t n1) {
+// The fewest images worth a thread in a pooling kernel (~64K window reads).
+inline std::int64_t min_pool_images(const Pool2DGeometry& g) {
+  const double per_image = double(g.out_rows) * double(g.out_cols) * double(g.window_rows) *
+                           double(g.window_cols) * double(g.depth);
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(65536.0 / std::max(1.0, per_image)));
+}
+
+// Calls fn(in_image, out_pixel_index, window) for each output pixel; images are split
+// over the runner's threads (each output is written by one thread, in a fixed order).
+template <class Runner, class F>
+void for_each_pool_window(const Runner& runner, const Pool2DGeometry& g, F&& fn) {
+  runner.parallel_for(g.batch, min_pool_images(g), [&](std::int64_t n0, std::int64_t n1) {
     for (std::int64_t n = n0; n < n1; ++n)
       for (std::int64_t oh = 0; oh < g.out_rows; ++oh)
         for (std::int64_t ow = 0; ow < g.out_cols; ++ow)
@@ -412,19 +409,21 @@ void for_each_pool_window(const Pool2DGeometry& g, F&& fn) {
 }  // namespace detail
 
 // output [batch, out_rows, out_cols, depth]: each window's maximum.
-template <class T>
-void max_pool_forward(const Pool2DGeometry& g, const T* input, T* output) {
+template <class T, class Runner>
+void max_pool_forward(const Runner& runner, const Pool2DGeometry& g, const T* input, T* output) {
   const std::int64_t depth = g.depth;
-  detail::for_each_pool_window(g, [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
-    T* out = output + o * depth;
-    std::fill_n(out, depth, std::numeric_limits<T>::lowest());
-    const T* image = input + n * g.in_rows * g.in_cols * depth;
-    for (std::int64_t h = w.h0; h < w.h1; ++h)
-      for (std::int64_t x = w.w0; x < w.w1; ++x) {
-        const T* in = image + (h * g.in_cols + x) * depth;
-        for (std::int64_t c = 0; c < depth; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
-      }
-  });
+  detail::for_each_pool_window(runner, g,
+                               [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
+                                 T* out = output + o * depth;
+                                 std::fill_n(out, depth, std::numeric_limits<T>::lowest());
+                                 const T* image = input + n * g.in_rows * g.in_cols * depth;
+                                 for (std::int64_t h = w.h0; h < w.h1; ++h)
+                                   for (std::int64_t x = w.w0; x < w.w1; ++x) {
+                                     const T* in = image + (h * g.in_cols + x) * depth;
+                                     for (std::int64_t c = 0; c < depth; ++c)
+                                       out[c] = in[c] > out[c] ? in[c] : out[c];
+                                   }
+                               });
 }
 
 namespace detail {
@@ -472,57 +471,93 @@ void max_pool_backward_images(const Pool2DGeometry& g, const T* input, const T* 
 
 // input_grad [batch, in_rows, in_cols, depth]: each output's gradient goes to the first
 // (row-major) maximum of its window, as TensorFlow's CPU MaxPoolGrad routes it.
-template <class T>
-void max_pool_backward(const Pool2DGeometry& g, const T* input, const T* out_grad, T* input_grad) {
+template <class T, class Runner>
+void max_pool_backward(const Runner& runner, const Pool2DGeometry& g, const T* input,
+                       const T* out_grad, T* input_grad) {
   const std::int64_t image_size = g.in_rows * g.in_cols * g.depth;
   std::fill_n(input_grad, g.batch * image_size, T(0));
-  const double work = double(g.batch) * double(g.out_rows) * double(g.out_cols) *
-                      double(g.window_rows) * double(g.window_cols) * double(g.depth);
-  const int threads = detail::threads_for(work, g.batch);
   // Threads take whole images: their writes never overlap.
-  detail::parallel_ranges(threads, g.batch, [&](int, std::int64_t n0, std::int64_t n1) {
+  runner.parallel_for(g.batch, detail::min_pool_images(g), [&](std::int64_t n0, std::int64_t n1) {
     detail::max_pool_backward_images<T>(g, input, out_grad, input_grad, n0, n1);
   });
 }
 
 // output [batch, out_rows, out_cols, depth]: each window's mean over its inputs
 // (padding excluded from the count, as TensorFlow does).
-template <class T>
-void avg_pool_forward(const Pool2DGeometry& g, const T* input, T* output) {
+template <class T, class Runner>
+void avg_pool_forward(const Runner& runner, const Pool2DGeometry& g, const T* input, T* output) {
   const std::int64_t depth = g.depth;
-  detail::for_each_pool_window(g, [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
-    T* out = output + o * depth;
-    std::fill_n(out, depth, T(0));
-    const T* image = input + n * g.in_rows * g.in_cols * depth;
-    for (std::int64_t h = w.h0; h < w.h1; ++h)
-      for (std::int64_t x = w.w0; x < w.w1; ++x) {
-        const T* in = image + (h * g.in_cols + x) * depth;
-        for (std::int64_t c = 0; c < depth; ++c) out[c] += in[c];
-      }
-    const std::int64_t count = w.count();
-    if (count > 0)
-      for (std::int64_t c = 0; c < depth; ++c) out[c] /= static_cast<T>(count);
-  });
+  detail::for_each_pool_window(runner, g,
+                               [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
+                                 T* out = output + o * depth;
+                                 std::fill_n(out, depth, T(0));
+                                 const T* image = input + n * g.in_rows * g.in_cols * depth;
+                                 for (std::int64_t h = w.h0; h < w.h1; ++h)
+                                   for (std::int64_t x = w.w0; x < w.w1; ++x) {
+                                     const T* in = image + (h * g.in_cols + x) * depth;
+                                     for (std::int64_t c = 0; c < depth; ++c) out[c] += in[c];
+                                   }
+                                 const std::int64_t count = w.count();
+                                 if (count > 0)
+                                   for (std::int64_t c = 0; c < depth; ++c)
+                                     out[c] /= static_cast<T>(count);
+                               });
 }
 
 // input_grad: each output's gradient spread evenly over its window's inputs.
-template <class T>
-void avg_pool_backward(const Pool2DGeometry& g, const T* out_grad, T* input_grad) {
+template <class T, class Runner>
+void avg_pool_backward(const Runner& runner, const Pool2DGeometry& g, const T* out_grad,
+                       T* input_grad) {
   const std::int64_t depth = g.depth;
   const std::int64_t image_size = g.in_rows * g.in_cols * depth;
   std::fill_n(input_grad, g.batch * image_size, T(0));
-  detail::for_each_pool_window(g, [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
-    const std::int64_t count = w.count();
-    if (count <= 0) return;
-    const T scale = T(1) / static_cast<T>(count);
-    const T* dy = out_grad + o * depth;
-    T* image = input_grad + n * image_size;
-    for (std::int64_t h = w.h0; h < w.h1; ++h)
-      for (std::int64_t x = w.w0; x < w.w1; ++x) {
-        T* in = image + (h * g.in_cols + x) * depth;
-        for (std::int64_t c = 0; c < depth; ++c) in[c] += dy[c] * scale;
-      }
-  });
+  detail::for_each_pool_window(runner, g,
+                               [&](std::int64_t n, std::int64_t o, detail::PoolWindow w) {
+                                 const std::int64_t count = w.count();
+                                 if (count <= 0) return;
+                                 const T scale = T(1) / static_cast<T>(count);
+                                 const T* dy = out_grad + o * depth;
+                                 T* image = input_grad + n * image_size;
+                                 for (std::int64_t h = w.h0; h < w.h1; ++h)
+                                   for (std::int64_t x = w.w0; x < w.w1; ++x) {
+                                     T* in = image + (h * g.in_cols + x) * depth;
+                                     for (std::int64_t c = 0; c < depth; ++c)
+                                       in[c] += dy[c] * scale;
+                                   }
+                               });
+}
+
+// ---- the same on the calling thread alone ------------------------------------------
+
+template <class T>
+void conv2d_forward(const Conv2DGeometry& g, const T* input, const T* filter, T* output) {
+  conv2d_forward<T>(SerialRunner{}, g, input, filter, output);
+}
+template <class T>
+void conv2d_backprop_input(const Conv2DGeometry& g, const T* filter, const T* out_grad,
+                           T* input_grad) {
+  conv2d_backprop_input<T>(SerialRunner{}, g, filter, out_grad, input_grad);
+}
+template <class T>
+void conv2d_backprop_filter(const Conv2DGeometry& g, const T* input, const T* out_grad,
+                            T* filter_grad) {
+  conv2d_backprop_filter<T>(SerialRunner{}, g, input, out_grad, filter_grad);
+}
+template <class T>
+void max_pool_forward(const Pool2DGeometry& g, const T* input, T* output) {
+  max_pool_forward<T>(SerialRunner{}, g, input, output);
+}
+template <class T>
+void max_pool_backward(const Pool2DGeometry& g, const T* input, const T* out_grad, T* input_grad) {
+  max_pool_backward<T>(SerialRunner{}, g, input, out_grad, input_grad);
+}
+template <class T>
+void avg_pool_forward(const Pool2DGeometry& g, const T* input, T* output) {
+  avg_pool_forward<T>(SerialRunner{}, g, input, output);
+}
+template <class T>
+void avg_pool_backward(const Pool2DGeometry& g, const T* out_grad, T* input_grad) {
+  avg_pool_backward<T>(SerialRunner{}, g, out_grad, input_grad);
 }
 
 }  // namespace symflow::cpu
