@@ -10,9 +10,11 @@
 #                      model's code and prints the same test accuracy
 #   make test          build everything, then run all tests with ctest
 #   make asan          the same in build-asan/ with AddressSanitizer + UBSan
+#   make bench         install the benchmark peers (scripts/install-bench-deps.sh), build bench/
+#                      in build-bench/ and run it: bench/RESULTS.md, bench/results.json
 #   make format        clang-format -i the C++ sources
 #   make format-check  fail if a C++ source is not clang-formatted
-#   make clean         remove the build directories
+#   make clean         remove the build directories (build, build-asan, build-bench)
 
 SHELL := /bin/bash
 
@@ -34,7 +36,8 @@ FORMAT_DIRS   = $(wildcard include tests examples bench)
 FORMAT_FILES  = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -type f \
                   \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cuh' -o -name '*.cu' \) | sort))
 
-.PHONY: all deps configure build demo test asan asan-configure asan-build format format-check clean
+.PHONY: all deps configure build demo test asan asan-configure asan-build bench format format-check \
+        clean
 
 all: build
 
@@ -73,6 +76,19 @@ asan: asan-build
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) -LE package $(CTEST_ARGS)
 
+# Benchmarks (issue 7): symflow side by side with TensorFlow, LibTorch, OpenBLAS and
+# hand-written Eigen. Release build of bench/ only; BENCH_ARGS go to bench/run.py
+# (e.g. BENCH_ARGS='--repetitions 3' or BENCH_ARGS='--filter matmul').
+BENCH_DIR    ?= build-bench
+BENCH_ARGS   ?=
+
+bench: deps
+	@bash scripts/install-bench-deps.sh
+	$(CMAKE) -S . -B $(BENCH_DIR) -DCMAKE_BUILD_TYPE=Release -DSYMFLOW_BUILD_BENCH=ON \
+	  -DSYMFLOW_BUILD_TESTS=OFF -DSYMFLOW_BUILD_EXAMPLES=OFF -DSYMFLOW_INSTALL=OFF $(CMAKE_ARGS)
+	$(CMAKE) --build $(BENCH_DIR) -j$(JOBS)
+	python3 bench/run.py --build $(BENCH_DIR) $(BENCH_ARGS)
+
 format:
 	@if [ -n "$(FORMAT_FILES)" ]; then $(CLANG_FORMAT) -i $(FORMAT_FILES); fi
 
@@ -80,4 +96,4 @@ format-check:
 	@if [ -n "$(FORMAT_FILES)" ]; then $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES); fi
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR)

@@ -1,0 +1,223 @@
+// symflow's side of the benchmark suite (issue 7): every workload run the TF1 way, by a
+// Session with feeds and fetches, at intra/inter-op threads 1 and 2 (ConfigProto).
+//
+//   overhead/symflow{,_unfused}/10   10 chained scalar adds on a fed scalar, time per run
+//   chain/symflow{,_unfused}/1M,16M  ((a*b + c)*2 - a)/(b + 1) on fed float vectors
+//   matmul/symflow/64..1024           tf.matmul of two fed NxN float matrices
+//   conv2d/symflow/32                 tf.nn.conv2d, NHWC [32,32,32,16] * [3,3,16,32], SAME
+//   mlp_step/symflow/64,256           one GradientDescentOptimizer step of the 784-256-128-10 MLP
+//   epoch/symflow/60000               one Fashion-MNIST epoch of that MLP at batch 64
+//
+// Every run returns fresh Values, as Session::run does for its users; inputs are built
+// once, outside the timed loop. The names are the keys of bench/results.json.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <symflow/symflow.hpp>
+
+#include "bench_common.hpp"
+
+namespace tf = symflow;
+
+namespace {
+
+tf::ConfigProto config_for(int threads, bool fusion = true) {
+  tf::ConfigProto c;
+  c.intra_op_parallelism_threads = threads;
+  c.inter_op_parallelism_threads = threads;
+  c.graph_options.optimizer_options.do_fusion = fusion;
+  return c;
+}
+
+tf::Value to_value(const std::vector<float>& v, tf::Dims dims) {
+  tf::Value out(tf::DType::float32, std::move(dims));
+  std::copy(v.begin(), v.end(), out.data<float>());
+  return out;
+}
+
+// overhead: x + 1 + 1 ... (10 Add nodes) on a fed scalar. With fusion the ten adds are
+// one cluster; without, ten kernels: both are reported, the second is the per-node cost.
+void overhead(benchmark::State& state, int threads, bool fusion) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  tf::Output y = x;
+  for (int i = 0; i < bench::kOverheadAdds; ++i) y = tf::add(y, tf::constant(1.0f));
+  tf::Session sess(g, config_for(threads, fusion));
+  tf::FeedDict feeds{{x, tf::Value(1.0f)}};
+  if (sess.run(y, feeds).data<float>()[0] != 1.0f + bench::kOverheadAdds)
+    state.SkipWithError("overhead: wrong result");
+  for (auto _ : state) {
+    tf::Value out = sess.run(y, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  state.counters["per_node_ns"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * bench::kOverheadAdds,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void chain(benchmark::State& state, std::int64_t n, int threads, bool fusion) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto a = tf::placeholder<float>(tf::Shape{-1}, "a");
+  auto b = tf::placeholder<float>(tf::Shape{-1}, "b");
+  auto c = tf::placeholder<float>(tf::Shape{-1}, "c");
+  auto y = ((a * b + c) * 2 - a) / (b + 1);
+  tf::Session sess(g, config_for(threads, fusion));
+  tf::FeedDict feeds{{a, to_value(bench::random_floats(n, 1), {n})},
+                     {b, to_value(bench::random_floats(n, 2), {n})},
+                     {c, to_value(bench::random_floats(n, 3), {n})}};
+  if (sess.fused_clusters({y}, feeds).size() != (fusion ? 1u : 0u))
+    state.SkipWithError("chain: unexpected fusion clusters");
+  for (auto _ : state) {
+    tf::Value out = sess.run(y, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * 4 * std::int64_t{sizeof(float)});
+}
+
+void matmul(benchmark::State& state, std::int64_t n, int threads) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto a = tf::placeholder<float>(tf::Shape{n, n}, "a");
+  auto b = tf::placeholder<float>(tf::Shape{n, n}, "b");
+  auto y = tf::matmul(a, b);
+  tf::Session sess(g, config_for(threads));
+  tf::FeedDict feeds{{a, to_value(bench::random_floats(n * n, 1), {n, n})},
+                     {b, to_value(bench::random_floats(n * n, 2), {n, n})}};
+  for (auto _ : state) {
+    tf::Value out = sess.run(y, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * double(n) * double(n) * double(n) * double(state.iterations()) * 1e-9,
+      benchmark::Counter::kIsRate);
+}
+
+void conv2d(benchmark::State& state, int threads) {
+  constexpr auto s = bench::kConv;
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{s.batch, s.height, s.width, s.in_channels}, "x");
+  auto w =
+      tf::placeholder<float>(tf::Shape{s.kernel, s.kernel, s.in_channels, s.out_channels}, "w");
+  auto y = tf::nn::conv2d(x, w, {1, 1, 1, 1}, "SAME");
+  tf::Session sess(g, config_for(threads));
+  tf::FeedDict feeds{
+      {x, to_value(bench::random_floats(s.batch * s.height * s.width * s.in_channels, 1),
+                   {s.batch, s.height, s.width, s.in_channels})},
+      {w, to_value(bench::random_floats(s.kernel * s.kernel * s.in_channels * s.out_channels, 2,
+                                        -0.1f, 0.1f),
+                   {s.kernel, s.kernel, s.in_channels, s.out_channels})}};
+  for (auto _ : state) {
+    tf::Value out = sess.run(y, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+}
+
+// The MLP of mlp_step and epoch, built as a TF1 user builds it (tf.layers.dense's way).
+struct Mlp {
+  tf::Tensor<float> images;
+  tf::Tensor<std::int32_t> labels;
+  tf::Output loss;
+  tf::Operation train_op;
+};
+
+tf::Output dense(const tf::Output& x, std::int64_t units, const std::string& name) {
+  tf::variable_scope scope(name);
+  const std::int64_t in = x.get_shape().dims().back();
+  auto w = tf::get_variable("kernel", tf::Shape{in, units},
+                            {.initializer = tf::glorot_uniform_initializer()});
+  auto b = tf::get_variable("bias", tf::Shape{units}, {.initializer = tf::zeros_initializer()});
+  return tf::add(tf::matmul(x, w), b);
+}
+
+Mlp build_mlp() {
+  tf::set_random_seed(1);
+  Mlp m;
+  m.images = tf::placeholder<float>(tf::Shape{-1, bench::kMlpIn}, "images");
+  m.labels = tf::placeholder<std::int32_t>(tf::Shape{-1}, "labels");
+  auto h1 = tf::nn::relu(dense(m.images, bench::kMlpH1, "dense"));
+  auto h2 = tf::nn::relu(dense(h1, bench::kMlpH2, "dense_1"));
+  auto logits = dense(h2, bench::kMlpOut, "dense_2");
+  m.loss = tf::reduce_mean(tf::nn::sparse_softmax_cross_entropy_with_logits(m.labels, logits));
+  m.train_op = tf::train::GradientDescentOptimizer(bench::kLearningRate).minimize(m.loss);
+  return m;
+}
+
+tf::Value labels_value(const std::int32_t* src, std::int64_t n) {
+  tf::Value v(tf::DType::int32, {n});
+  std::copy(src, src + n, v.data<std::int32_t>());
+  return v;
+}
+
+void mlp_step(benchmark::State& state, std::int64_t batch, int threads) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  Mlp m = build_mlp();
+  tf::Session sess(g, config_for(threads));
+  sess.run(tf::global_variables_initializer());
+  const auto labels = bench::random_labels(batch, 2);
+  tf::FeedDict feeds{
+      {m.images, to_value(bench::random_floats(batch * bench::kMlpIn, 1), {batch, bench::kMlpIn})},
+      {m.labels, labels_value(labels.data(), batch)}};
+  for (auto _ : state) sess.run(m.train_op, feeds);
+}
+
+// One epoch over the shuffled training set; each batch is copied into fresh Values (as a
+// TF1 program feeds numpy slices) and the loss is fetched with the train op.
+void epoch(benchmark::State& state, int threads) {
+  const bench::Dataset& data = bench::fashion_mnist_train();
+  tf::Graph g;
+  auto guard = g.as_default();
+  Mlp m = build_mlp();
+  tf::Session sess(g, config_for(threads));
+  sess.run(tf::global_variables_initializer());
+  double loss = 0;
+  for (auto _ : state) {
+    bench::for_each_batch(data.size, [&](std::int64_t b, std::int64_t e) {
+      tf::Value images(tf::DType::float32, {e - b, bench::kMlpIn});
+      std::copy(data.images.begin() + b * bench::kMlpIn, data.images.begin() + e * bench::kMlpIn,
+                images.data<float>());
+      auto out = sess.run(
+          {m.loss}, {{m.images, images}, {m.labels, labels_value(data.labels.data() + b, e - b)}},
+          {m.train_op});
+      loss = out[0].data<float>()[0];
+    });
+  }
+  state.counters["last_loss"] = loss;
+}
+
+void register_all() {
+  for (int t : bench::kThreads) {
+    bench::add("overhead", "symflow", "10", t, [t](auto& s) { overhead(s, t, true); });
+    bench::add("overhead", "symflow_unfused", "10", t, [t](auto& s) { overhead(s, t, false); });
+    for (const auto& [n, label] : bench::kChainSizes) {
+      bench::add("chain", "symflow", label, t, [n = n, t](auto& s) { chain(s, n, t, true); });
+      bench::add("chain", "symflow_unfused", label, t,
+                 [n = n, t](auto& s) { chain(s, n, t, false); });
+    }
+    for (std::int64_t n : bench::kMatmulSizes)
+      bench::add("matmul", "symflow", std::to_string(n), t, [n, t](auto& s) { matmul(s, n, t); });
+    bench::add("conv2d", "symflow", "32", t, [t](auto& s) { conv2d(s, t); });
+    for (std::int64_t b : bench::kMlpBatches)
+      bench::add("mlp_step", "symflow", std::to_string(b), t,
+                 [b, t](auto& s) { mlp_step(s, b, t); });
+    bench::add("epoch", "symflow", "60000", t, [t](auto& s) { epoch(s, t); })
+        ->Iterations(1)
+        ->Repetitions(bench::kEpochRepetitions)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
