@@ -22,6 +22,8 @@
 #include <symflow/backend/thread_pool.hpp>
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_backend_parallel_kernels_test {
+
 namespace {
 
 using namespace symflow;
@@ -399,3 +401,5 @@ TEST_CASE("Sum, Mean, Max, Min: the same bits with 1, 2 and 3 threads") {
 }
 
 }  // namespace
+
+}  // namespace symflow_test_backend_parallel_kernels_test

@@ -10,6 +10,8 @@
 #include "symflow/core/errors.hpp"
 #include "symflow/core/shape.hpp"
 
+namespace symflow_test_core_dtype_shape_test {
+
 namespace symflow_dtype_shape_test {
 
 using symflow::Dims;
@@ -258,3 +260,5 @@ TEST_CASE("core/shape: broadcast_dims follows NumPy on concrete dims") {
   CHECK(dims_str(symflow::broadcast_dims({2}, {3})) == "nullopt");
   CHECK(dims_str(symflow::broadcast_dims({2, 3}, {3, 3})) == "nullopt");
 }
+
+}  // namespace symflow_test_core_dtype_shape_test

@@ -11,6 +11,8 @@
 #include "symflow/core/errors.hpp"
 #include "symflow/core/value.hpp"
 
+namespace symflow_test_core_eigen_interop_test {
+
 namespace symflow_eigen_interop_test {
 
 using symflow::Dims;
@@ -137,3 +139,5 @@ TEST_CASE("core/eigen_interop: round trips preserve values and shapes") {
   Value empty(DType::float64, {0, 3});
   CHECK(symflow::from_eigen(symflow::as_eigen_matrix<double>(empty)).dims() == Dims{0, 3});
 }
+
+}  // namespace symflow_test_core_eigen_interop_test

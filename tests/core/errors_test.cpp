@@ -13,6 +13,8 @@
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
 
+namespace symflow_test_core_errors_test {
+
 namespace symflow_errors_test {
 
 using symflow::ErrorCode;
@@ -154,3 +156,5 @@ TEST_CASE("core/attr_value: a missing or mistyped attr names the attr and the no
   CHECK_THROWS_WITH_AS(symflow::get_attr<symflow::IntList>(attrs, "T"),
                        "Attr 'T' is not of type list(int)", symflow::InvalidArgumentError);
 }
+
+}  // namespace symflow_test_core_errors_test

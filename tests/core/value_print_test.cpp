@@ -12,6 +12,8 @@
 #include "symflow/core/value.hpp"
 #include "symflow/core/value_print.hpp"
 
+namespace symflow_test_core_value_print_test {
+
 namespace symflow_value_print_test {
 
 using symflow::Dims;
@@ -460,3 +462,5 @@ TEST_CASE("core/value_print: digits beyond the shortest come from the exact valu
   // Positional: an element needing more than 8 fraction digits is rounded to 8.
   CHECK(symflow::to_string(Value{0.1f, 0.00012345679f}) == "[0.1        0.00012346]");
 }
+
+}  // namespace symflow_test_core_value_print_test

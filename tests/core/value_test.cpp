@@ -13,6 +13,8 @@
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
 
+namespace symflow_test_core_value_test {
+
 namespace symflow_value_test {
 
 using symflow::Dims;
@@ -276,3 +278,5 @@ TEST_CASE("core/value: wrap adopts memory without copying and keeps its owner al
   CHECK_THROWS_AS(Value::wrap(DType::float32, {-1}, p, nullptr), symflow::ValueError);
   CHECK_THROWS_AS(Value::wrap(DType::invalid, {1}, p, nullptr), symflow::TypeError);
 }
+
+}  // namespace symflow_test_core_value_test

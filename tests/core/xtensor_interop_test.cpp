@@ -15,6 +15,8 @@
 #include "symflow/core/value.hpp"
 #include "symflow/core/xtensor_interop.hpp"
 
+namespace symflow_test_core_xtensor_interop_test {
+
 namespace symflow_xtensor_interop_test {
 
 using symflow::Dims;
@@ -150,3 +152,5 @@ TEST_CASE("core/xtensor_interop: round trips preserve values, shapes and dtypes"
   Value empty = symflow::from_xarray(symflow::to_xarray<double>(Value(DType::float64, {2, 0})));
   CHECK(empty.dims() == Dims{2, 0});
 }
+
+}  // namespace symflow_test_core_xtensor_interop_test

@@ -13,6 +13,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_data_idx_test {
+
 using namespace symflow;
 using namespace symflow::test;
 
@@ -80,3 +82,5 @@ TEST_CASE("data/idx: reads Debian's Fashion-MNIST test set") {
   auto full = data::read_idx(kFashion + "/t10k-labels-idx1-ubyte.gz");
   CHECK(full.dims() == Dims{10000});
 }
+
+}  // namespace symflow_test_data_idx_test

@@ -19,6 +19,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_expr_ct_test {
+
 // Everything, test cases included, lives in one namespace so that its short names cannot
 // meet another test file's in a unity build.
 namespace expr_ct_test {
@@ -293,3 +295,5 @@ TEST_CASE("expr/ct: from_value checks the dtype and the shape") {
 }
 
 }  // namespace expr_ct_test
+
+}  // namespace symflow_test_expr_ct_test

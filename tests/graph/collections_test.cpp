@@ -3,6 +3,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_graph_collections_test {
+
 namespace tf = symflow;
 
 TEST_CASE("graph/collections: ops, tensors and plain values round-trip") {
@@ -73,3 +75,5 @@ TEST_CASE("graph/collections: GraphKeys carry TensorFlow's collection names") {
   CHECK(tf::GraphKeys::BIASES == "biases");
   CHECK(tf::GraphKeys::ACTIVATIONS == "activations");
 }
+
+}  // namespace symflow_test_graph_collections_test

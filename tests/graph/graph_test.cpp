@@ -4,6 +4,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_graph_graph_test {
+
 namespace tf = symflow;
 
 TEST_CASE("graph/default: a per-thread stack of default graphs") {
@@ -210,3 +212,5 @@ TEST_CASE("graph/shape_inference: a mismatch is an error when the node is built"
                        "with input shapes: [2,3], [4,5].",
                        tf::ValueError);
 }
+
+}  // namespace symflow_test_graph_graph_test

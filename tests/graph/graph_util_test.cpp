@@ -9,6 +9,8 @@
 #include <symflow/io/graph_def_json.hpp>
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_graph_graph_util_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -134,3 +136,5 @@ TEST_CASE("graph_util: whitelist, blacklist, and uninitialised variables") {
       doctest::Contains("missing is not in graph"), tf::ValueError);
   (void)out;
 }
+
+}  // namespace symflow_test_graph_graph_util_test

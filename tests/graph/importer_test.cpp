@@ -10,6 +10,8 @@
 #include <symflow/io/graph_def_json.hpp>
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_graph_importer_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -322,3 +324,5 @@ TEST_CASE("graph/importer: devices and control inputs are kept; control_dependen
   CHECK(h.get_operation_by_name("import/i").control_inputs() ==
         std::vector<tf::Operation>{other.op()});
 }
+
+}  // namespace symflow_test_graph_importer_test

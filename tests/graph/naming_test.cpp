@@ -3,6 +3,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_graph_naming_test {
+
 namespace tf = symflow;
 
 TEST_CASE("graph/naming: default names count up per op type") {
@@ -130,3 +132,5 @@ TEST_CASE("graph/naming: rebuilding in one graph gives _1 names; a reset graph s
   tf::reset_default_graph();
   CHECK(build() == std::vector<std::string>{"conv1/weights:0", "conv2/weights:0"});
 }
+
+}  // namespace symflow_test_graph_naming_test

@@ -20,6 +20,8 @@
 #include <symflow/io/checkpoint_bundle.hpp>
 #include <symflow/io/crc32c.hpp>
 
+namespace symflow_test_io_checkpoint_bundle_test {
+
 // Everything, test cases included, lives in this namespace: unity builds put several
 // test files in one translation unit.
 namespace symflow_checkpoint_bundle_test {
@@ -573,3 +575,5 @@ TEST_CASE("io/checkpoint: read_file of a missing file is NotFoundError naming it
 }
 
 }  // namespace symflow_checkpoint_bundle_test
+
+}  // namespace symflow_test_io_checkpoint_bundle_test

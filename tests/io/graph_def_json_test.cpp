@@ -12,6 +12,8 @@
 #include <symflow/io/graph_io.hpp>
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_io_graph_def_json_test {
+
 namespace tf = symflow;
 namespace fs = std::filesystem;
 
@@ -387,3 +389,5 @@ TEST_CASE("io/json: the example of docs/formats.md is what symflow writes") {
   CHECK(tf::io::attr_value_to_json(std::string("\xff\x00\x80z", 4)).dump() ==
         R"({"s_base64":"/wCAeg=="})");
 }
+
+}  // namespace symflow_test_io_graph_def_json_test

@@ -3,6 +3,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_io_graph_def_text_test {
+
 namespace tf = symflow;
 
 TEST_CASE("io/text: escaping follows protobuf's CEscape") {
@@ -76,3 +78,5 @@ TEST_CASE("io/text: attrs are printed sorted by key") {
   CHECK(dst < src);
   CHECK(src < trunc);
 }
+
+}  // namespace symflow_test_io_graph_def_text_test

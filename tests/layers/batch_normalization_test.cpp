@@ -13,6 +13,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_layers_batch_normalization_test {
+
 namespace layers_bn_test {
 
 using namespace symflow;
@@ -193,3 +195,5 @@ TEST_CASE("layers/batch_normalization: float64, rank 4, errors") {
   CHECK(thrown<ValueError>([] { layers::batch_normalization(placeholder<float>(Shape{2, -1})); }));
   CHECK(thrown<ValueError>([] { layers::batch_normalization(placeholder<float>()); }));
 }
+
+}  // namespace symflow_test_layers_batch_normalization_test

@@ -13,6 +13,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_array_ops_test {
+
 namespace ops_array_test {
 
 using namespace symflow;
@@ -372,3 +374,5 @@ TEST_CASE("ops/zeros: a Fill from 1000 elements") {
   CHECK(run_vector<double>(n) == std::vector<double>(1000, 1.0));
   CHECK_THROWS_AS(zeros(Shape{-1, 3}), ValueError);
 }
+
+}  // namespace symflow_test_ops_array_ops_test

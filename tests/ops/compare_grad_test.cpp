@@ -12,6 +12,8 @@
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_compare_grad_test {
+
 namespace ops_compare_grad_test {
 
 using namespace symflow;
@@ -201,3 +203,5 @@ TEST_CASE("ops/compare_grad: clip_by_value passes the gradient inside the bounds
   auto t = constant<double>({-2.0, 0.5, 3.0});
   CHECK(grad_of(clip_by_value(t, -1.0, 1.0), t) == std::vector<double>{0.0, 1.0, 0.0});
 }
+
+}  // namespace symflow_test_ops_compare_grad_test

@@ -14,6 +14,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_comparison_operators_test {
+
 namespace ops_comparison_operators_test {
 
 using namespace symflow;
@@ -232,3 +234,5 @@ TEST_CASE("ops/comparison_operators: which typed expressions compile") {
   static_assert(!AndCombinable<Tensor<bool>, int>);  // TF: x & 1 is a TypeError
   CHECK(true);
 }
+
+}  // namespace symflow_test_ops_comparison_operators_test

@@ -10,6 +10,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_ops_control_ops_test {
+
 namespace ops_control_test {
 
 using namespace symflow;
@@ -105,3 +107,5 @@ TEST_CASE("ops/no_op: control_dependencies apply to it, and it lives in its inpu
   CHECK(grp.graph() == g);
   CHECK(other.num_nodes() == 0);
 }
+
+}  // namespace symflow_test_ops_control_ops_test

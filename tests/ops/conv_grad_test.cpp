@@ -15,6 +15,8 @@
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_conv_grad_test {
+
 namespace ops_conv_grad_test {
 
 using namespace symflow;
@@ -194,3 +196,5 @@ TEST_CASE("nn/conv grad: a small CNN, end to end") {
       {random_input({2, 8, 8, 1}, 7), random_input({3, 3, 1, 3}, 8),
        random_input({2, 2, 3, 2}, 9)});
 }
+
+}  // namespace symflow_test_ops_conv_grad_test

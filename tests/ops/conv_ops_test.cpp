@@ -23,6 +23,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_conv_ops_test {
+
 namespace ops_conv_test {
 
 using namespace symflow;
@@ -965,3 +967,5 @@ TEST_CASE("nn/max_pool and avg_pool: larger shapes match direct loops") {
     check_close(sess.run(ag).to_vector<double>(), davg, 1e-12, false);
   }
 }
+
+}  // namespace symflow_test_ops_conv_ops_test

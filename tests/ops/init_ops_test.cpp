@@ -16,6 +16,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_init_ops_test {
+
 namespace ops_init_test {
 
 using namespace symflow;
@@ -325,3 +327,5 @@ TEST_CASE("ops/init: random initializers reject non-float dtypes with TypeErrors
   CHECK_THROWS_AS(random_uniform_initializer()({2}, DType::int32), ValueError);
   CHECK(g.num_nodes() == 0);
 }
+
+}  // namespace symflow_test_ops_init_ops_test

@@ -14,6 +14,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_logic_ops_test {
+
 namespace ops_logic_test {
 
 using namespace symflow;
@@ -440,3 +442,5 @@ TEST_CASE("ops/logic: clip_by_value is Minimum then Maximum in the scope clip_by
   REQUIRE(v);
   CHECK(v->message() == "Shapes (2,) and (2, 2) are not compatible");
 }
+
+}  // namespace symflow_test_ops_logic_ops_test

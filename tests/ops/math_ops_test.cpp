@@ -16,6 +16,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_math_ops_test {
+
 namespace ops_math_test {
 
 using namespace symflow;
@@ -794,3 +796,5 @@ TEST_CASE("ops/cast: truncation, wrapping and out-of-range values as in TensorFl
   CHECK(sess.run(cast(odd, DType::uint8)).to_vector<std::uint8_t>() ==
         std::vector<std::uint8_t>{0, 0, 0});
 }
+
+}  // namespace symflow_test_ops_math_ops_test

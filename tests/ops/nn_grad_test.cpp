@@ -13,6 +13,8 @@
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_nn_grad_test {
+
 namespace ops_nn_grad_test {
 
 using namespace symflow;
@@ -188,3 +190,5 @@ TEST_CASE("nn/grad: moments and batch_normalization") {
       },
       {x}, 1e-5);
 }
+
+}  // namespace symflow_test_ops_nn_grad_test

@@ -12,6 +12,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_nn_ops_test {
+
 namespace ops_nn_test {
 
 using namespace symflow;
@@ -612,3 +614,5 @@ TEST_CASE("nn/dropout: TensorFlow's mask for a seed, scaling and names") {
         "keep_prob must be a scalar tensor or a float in the range (0, 1], got 1.5");
   CHECK(thrown<ValueError>([&] { nn::dropout(constant<std::int32_t>({1}), 0.5); }));
 }
+
+}  // namespace symflow_test_ops_nn_ops_test

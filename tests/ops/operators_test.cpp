@@ -14,6 +14,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_operators_test {
+
 namespace ops_operators_test {
 
 using namespace symflow;
@@ -179,3 +181,5 @@ TEST_CASE("ops/operators: the node goes to the operands' graph, not the default 
   Output e = constant(1.0f);
   CHECK_THROWS_AS((void)(a + e), ValueError);
 }
+
+}  // namespace symflow_test_ops_operators_test

@@ -19,6 +19,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_random_ops_test {
+
 namespace ops_random_test {
 
 using namespace symflow;
@@ -636,3 +638,5 @@ TEST_CASE("ops/random: Philox4x32-10 matches the published known-answer vectors"
   ones.skip(~std::uint64_t{0});  // counter words 0 and 1 become all-ones too
   CHECK(ones() == detail::PhiloxRandom::Result{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu});
 }
+
+}  // namespace symflow_test_ops_random_ops_test

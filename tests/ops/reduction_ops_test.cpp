@@ -12,6 +12,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_reduction_ops_test {
+
 namespace ops_reduction_test {
 
 using namespace symflow;
@@ -172,3 +174,5 @@ TEST_CASE("ops/reduction: cumsum and cumprod") {
   CHECK(sess.run(cs, {{p, Value(DType::float32, {0, 3})}, {pa, Value(std::int32_t{0})}}).dims() ==
         Dims{0, 3});
 }
+
+}  // namespace symflow_test_ops_reduction_ops_test

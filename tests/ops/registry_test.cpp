@@ -11,6 +11,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_ops_registry_test {
+
 using namespace symflow;
 
 // Compile-time: the registry is a constant table that find_op_def can search.
@@ -165,3 +167,5 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
     CHECK(built.count(std::string(def->type)) == 1);
   }
 }
+
+}  // namespace symflow_test_ops_registry_test

@@ -3,6 +3,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_ops_state_ops_test {
+
 namespace tf = symflow;
 
 TEST_CASE("ops/state: assign, assign_add and assign_sub return the updated variable") {
@@ -97,3 +99,5 @@ TEST_CASE("ops/state: scatter errors: shapes at build time, bad indices at run t
                        tf::InvalidArgumentError);
   CHECK(tf::to_string(sess.run(m)) == "[[1 1]\n [2 2]]");  // untouched
 }
+
+}  // namespace symflow_test_ops_state_ops_test

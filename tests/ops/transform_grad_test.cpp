@@ -15,6 +15,8 @@
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_transform_grad_test {
+
 namespace ops_transform_grad_test {
 
 using namespace symflow;
@@ -258,3 +260,5 @@ TEST_CASE("transform_grad: nothing flows through range and one_hot") {
   CHECK((find_op_entry("Range")->grad == &not_differentiable));
   CHECK((find_op_entry("InvertPermutation")->grad == &not_differentiable));
 }
+
+}  // namespace symflow_test_ops_transform_grad_test

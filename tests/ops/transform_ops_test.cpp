@@ -14,6 +14,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_ops_transform_ops_test {
+
 namespace ops_transform_test {
 
 using namespace symflow;
@@ -857,3 +859,5 @@ TEST_CASE("transform/unsorted_segment_sum: values, dropped ids and errors") {
                  }),
                  "data.shape = [2,3,4] does not start with segment_ids.shape = [3]"));
 }
+
+}  // namespace symflow_test_ops_transform_ops_test

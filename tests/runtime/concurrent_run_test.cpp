@@ -11,6 +11,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_runtime_concurrent_run_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -104,3 +106,5 @@ TEST_CASE("runtime/concurrency: a closed session refuses runs from every thread"
   });
   CHECK(refused.load() == kThreads);
 }
+
+}  // namespace symflow_test_runtime_concurrent_run_test

@@ -13,6 +13,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_runtime_fusion_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -322,3 +324,5 @@ TEST_CASE("runtime/fusion: an op that needs equal shapes keeps its error inside 
   CHECK(fused.fused_clusters({out}, equal).size() == 1);
   run_both(g, {out}, equal);
 }
+
+}  // namespace symflow_test_runtime_fusion_test

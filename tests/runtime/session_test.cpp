@@ -3,6 +3,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_runtime_session_test {
+
 namespace tf = symflow;
 
 TEST_CASE("runtime/session: fetch one tensor, a list, an operation, or by name") {
@@ -240,3 +242,5 @@ TEST_CASE("runtime/session: fetched values never alias the graph's constants") {
   auto both = sess.run({c, c});
   CHECK(both[0].shares_buffer_with(both[1]));
 }
+
+}  // namespace symflow_test_runtime_session_test

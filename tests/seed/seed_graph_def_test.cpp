@@ -8,6 +8,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_seed_seed_graph_def_test {
+
 namespace tf = symflow;
 using symflow::test::normalise_seed_text;
 using symflow::test::read_test_data;
@@ -75,3 +77,5 @@ TEST_CASE("seed/19: d = a*b + c; e = d*2 gives TensorFlow's GraphDef text") {
   for (const auto& b : blocks) CHECK_MESSAGE(normalised.find(b) != std::string::npos, b);
   CHECK(blocks.size() == 3);
 }
+
+}  // namespace symflow_test_seed_seed_graph_def_test

@@ -5,6 +5,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_seed_seed_variables_test {
+
 namespace tf = symflow;
 using symflow::test::normalise_seed_text;
 using symflow::test::read_test_data;
@@ -72,3 +74,5 @@ TEST_CASE("seed/16: control_dependencies orders the update before the add (3 and
   CHECK(answers[1].scalar<std::int32_t>() == 12);
   CHECK(update_1.consumers().empty());  // update_op is never run
 }
+
+}  // namespace symflow_test_seed_seed_variables_test

@@ -9,6 +9,8 @@
 #include <symflow/symflow.hpp>
 #include <symflow/train/train.hpp>
 
+namespace symflow_test_train_fashion_slice_test {
+
 using namespace symflow;
 
 namespace {
@@ -81,3 +83,5 @@ TEST_CASE("train/fashion_mnist: a small CNN's loss falls on 64 images in 10 step
   CAPTURE(after);
   CHECK(after < 0.7 * before);
 }
+
+}  // namespace symflow_test_train_fashion_slice_test

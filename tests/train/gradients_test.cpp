@@ -13,6 +13,8 @@
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
 
+namespace symflow_test_train_gradients_test {
+
 using namespace symflow;
 using symflow::test::check_gradients;
 using namespace symflow::test;
@@ -230,3 +232,5 @@ TEST_CASE("gradients/math: reductions over a batch of unknown size") {
   CHECK(got.dims() == Dims{3, 2});
   for (double v : got.flat<double>()) CHECK(v == 0.5);
 }
+
+}  // namespace symflow_test_train_gradients_test

@@ -14,6 +14,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_train_meta_graph_test {
+
 namespace tf = symflow;
 namespace fs = std::filesystem;
 
@@ -228,3 +230,5 @@ TEST_CASE("import_meta_graph: missing, damaged and truncated files are typed err
   CHECK_FALSE(tf::train::import_meta_graph(file).has_value());
   CHECK(fresh.get_operation_by_name("c").type() == "Const");
 }
+
+}  // namespace symflow_test_train_meta_graph_test

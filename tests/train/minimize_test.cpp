@@ -6,6 +6,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_train_minimize_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -110,3 +112,5 @@ TEST_CASE("train/minimize: no trainable variables is a ValueError") {
   tf::train::AdamOptimizer opt;
   CHECK_THROWS_WITH_AS(opt.minimize(loss), "No variables to optimize.", tf::ValueError);
 }
+
+}  // namespace symflow_test_train_minimize_test

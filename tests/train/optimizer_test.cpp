@@ -10,6 +10,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_train_optimizer_test {
+
 namespace tf = symflow;
 using tf::test::check_close;
 
@@ -558,3 +560,5 @@ TEST_CASE("train/optimizer: the name and use_locking options") {
   CHECK_FALSE(g.get_operation_by_name("GradientDescent/update_w/ApplyGradientDescent")
                   .get_attr<bool>("use_locking"));
 }
+
+}  // namespace symflow_test_train_optimizer_test

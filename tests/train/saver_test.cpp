@@ -20,6 +20,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_train_saver_test {
+
 namespace tf = symflow;
 namespace fs = std::filesystem;
 
@@ -331,3 +333,5 @@ TEST_CASE("A save killed at any point leaves the previous checkpoint whole and f
   }
   CHECK(restored_some > 0);
 }
+
+}  // namespace symflow_test_train_saver_test

@@ -7,6 +7,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_train_training_ops_test {
+
 namespace tf = symflow;
 using tf::test::check_close;
 
@@ -295,3 +297,5 @@ TEST_CASE("train/ops: the update ops are registered without a gradient") {
     CHECK(entry->def->stateful);
   }
 }
+
+}  // namespace symflow_test_train_training_ops_test

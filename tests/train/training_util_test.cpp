@@ -6,6 +6,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_train_training_util_test {
+
 namespace tf = symflow;
 
 TEST_CASE("train/global_step: created as TensorFlow 1.x creates it") {
@@ -74,3 +76,5 @@ TEST_CASE("train/global_step: an existing variable named global_step must be an 
   CHECK_THROWS_WITH_AS(tf::train::get_global_step(), "Existing \"global_step\" is not scalar: (2,)",
                        tf::TypeError);
 }
+
+}  // namespace symflow_test_train_training_util_test

@@ -12,6 +12,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_variables_get_variable_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -363,3 +365,5 @@ TEST_CASE("variables/get_variable: an initializer may be any callable of shape a
                                          tf::DType) { return tf::constant(tf::Value(7), shape); }}),
                   tf::ValueError);
 }
+
+}  // namespace symflow_test_variables_get_variable_test

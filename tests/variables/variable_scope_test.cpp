@@ -12,6 +12,8 @@
 
 #include "../test_util.hpp"
 
+namespace symflow_test_variables_variable_scope_test {
+
 namespace tf = symflow;
 
 namespace {
@@ -469,3 +471,5 @@ TEST_CASE("variables/scope: the snippets of docs/variable-scopes.md") {
     CHECK(d.dtype() == tf::float64);
   }
 }
+
+}  // namespace symflow_test_variables_variable_scope_test

@@ -4,6 +4,8 @@
 
 #include <symflow/symflow.hpp>
 
+namespace symflow_test_variables_variable_test {
+
 namespace tf = symflow;
 
 TEST_CASE("variables/variable: the subgraph, the handle and its printed form") {
@@ -180,3 +182,5 @@ TEST_CASE("variables/variable: initialized_value() is the initial value until in
   sess.run(b.initializer());  // now from a's value
   CHECK(sess.run(b).scalar<float>() == 14.0f);
 }
+
+}  // namespace symflow_test_variables_variable_test
