@@ -14,6 +14,8 @@ namespace symflow {
 struct NodeId {
   std::uint32_t value = 0;
   friend auto operator<=>(NodeId, NodeId) = default;
+  // Spelled out: nvcc declares the implicit one but never emits it.
+  friend bool operator==(NodeId, NodeId) = default;
 };
 
 // One output of one node: an edge's source.
@@ -21,6 +23,7 @@ struct TensorRef {
   NodeId node;
   int index = 0;
   friend auto operator<=>(TensorRef, TensorRef) = default;
+  friend bool operator==(TensorRef, TensorRef) = default;
 };
 
 namespace detail {
