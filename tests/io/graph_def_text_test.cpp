@@ -79,4 +79,35 @@ TEST_CASE("io/text: attrs are printed sorted by key") {
   CHECK(src < trunc);
 }
 
+TEST_CASE("io/text: read_c_escape undoes c_escape for every byte, and names bad escapes") {
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  const std::string escaped = tf::detail::c_escape(all.data(), all.size());
+  std::string back;
+  for (std::size_t i = 0; i < escaped.size();) {
+    if (escaped[i] != '\\') {
+      back += escaped[i++];
+      continue;
+    }
+    ++i;
+    REQUIRE_FALSE(tf::detail::read_c_escape(escaped, i, back).has_value());
+  }
+  CHECK(back == all);
+
+  auto error_of = [](std::string_view escape) {
+    std::size_t pos = 0;
+    std::string out;
+    return tf::detail::read_c_escape(escape, pos, out).value_or("");
+  };
+  CHECK(error_of("q") == "unknown escape '\\q'; expected one of \\n \\t \\\\ \\\" \\ooo \\xhh");
+  CHECK(error_of("") == "a string ends with a lone backslash");
+  CHECK(error_of("xg") == "expected hex digits after \\x");
+  CHECK(error_of("777") == "octal escape out of range");
+  std::size_t pos = 0;
+  std::string out;
+  CHECK_FALSE(tf::detail::read_c_escape("x41rest", pos, out).has_value());
+  CHECK(out == "A");
+  CHECK(pos == 3);
+}
+
 }  // namespace symflow_test_io_graph_def_text_test

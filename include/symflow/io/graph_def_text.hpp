@@ -3,10 +3,13 @@
 // `graph.as_graph_def()`: two-space indents, attrs sorted by key, small tensors as
 // `*_val` fields and larger ones as escaped `tensor_content` bytes.
 
+#include <cctype>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "symflow/detail/float_repr.hpp"
 #include "symflow/graph/graph.hpp"
@@ -53,6 +56,68 @@ inline std::string c_escape(const void* data, std::size_t n) {
     }
   }
   return out;
+}
+
+// The inverse of c_escape, for every escape protobuf's text format reads (C's, plus
+// \ooo octal and \xhh hex): reads the escape whose backslash is just before `pos`,
+// appends its byte to `out` and moves `pos` past it. Returns what is wrong instead
+// when the escape is malformed; callers raise their own error with it.
+inline std::optional<std::string> read_c_escape(std::string_view text, std::size_t& pos,
+                                                std::string& out) {
+  if (pos >= text.size()) return "a string ends with a lone backslash";
+  const char e = text[pos++];
+  switch (e) {
+    case 'n':
+      out += '\n';
+      return std::nullopt;
+    case 'r':
+      out += '\r';
+      return std::nullopt;
+    case 't':
+      out += '\t';
+      return std::nullopt;
+    case 'a':
+      out += '\a';
+      return std::nullopt;
+    case 'b':
+      out += '\b';
+      return std::nullopt;
+    case 'f':
+      out += '\f';
+      return std::nullopt;
+    case 'v':
+      out += '\v';
+      return std::nullopt;
+    case '\\':
+    case '\'':
+    case '"':
+    case '?':
+      out += e;
+      return std::nullopt;
+    case 'x': {
+      int v = 0, n = 0;
+      while (n < 2 && pos < text.size() && std::isxdigit(static_cast<unsigned char>(text[pos]))) {
+        const char h = text[pos++];
+        v = v * 16 + (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+        ++n;
+      }
+      if (n == 0) return "expected hex digits after \\x";
+      out += static_cast<char>(v);
+      return std::nullopt;
+    }
+    default:
+      if (e < '0' || e > '7')
+        return std::string("unknown escape '\\") + e +
+               "'; expected one of \\n \\t \\\\ \\\" \\ooo \\xhh";
+      int v = e - '0', n = 1;
+      while (n < 3 && pos < text.size() && text[pos] >= '0' && text[pos] <= '7') {
+        v = v * 8 + (text[pos++] - '0');
+        ++n;
+      }
+      if (v > 255) return "octal escape out of range";
+      out += static_cast<char>(v);
+      return std::nullopt;
+  }
 }
 
 class TextWriter {

@@ -109,60 +109,7 @@ class TextParser {
         continue;
       }
       if (pos_ >= text_.size()) fail(line_, "unterminated string");
-      char e = text_[pos_++];
-      switch (e) {
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'a':
-          out += '\a';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'v':
-          out += '\v';
-          break;
-        case '\\':
-        case '\'':
-        case '"':
-        case '?':
-          out += e;
-          break;
-        case 'x': {
-          int v = 0, n = 0;
-          while (n < 2 && pos_ < text_.size() &&
-                 std::isxdigit(static_cast<unsigned char>(text_[pos_]))) {
-            char h = text_[pos_++];
-            v = v * 16 + (h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
-            ++n;
-          }
-          if (n == 0) fail(line_, "expected hex digits after \\x");
-          out += static_cast<char>(v);
-          break;
-        }
-        default:
-          if (e >= '0' && e <= '7') {
-            int v = e - '0', n = 1;
-            while (n < 3 && pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '7') {
-              v = v * 8 + (text_[pos_++] - '0');
-              ++n;
-            }
-            if (v > 255) fail(line_, "octal escape out of range");
-            out += static_cast<char>(v);
-          } else {
-            fail(line_, std::string("unknown escape '\\") + e + "'");
-          }
-      }
+      if (auto error = symflow::detail::read_c_escape(text_, pos_, out)) fail(line_, *error);
     }
     return out;
   }

@@ -31,37 +31,14 @@ namespace detail::checkpoint_state {
 // Undoes protobuf's CEscape (the escapes graph_def_text.hpp writes).
 inline std::string unescape(std::string_view s, const std::string& file) {
   std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  for (std::size_t i = 0; i < s.size();) {
     if (s[i] != '\\') {
-      out += s[i];
+      out += s[i++];
       continue;
     }
-    if (++i == s.size()) throw DataLossError(file + ": a string ends with a lone backslash");
-    char c = s[i];
-    switch (c) {
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case '\\':
-      case '"':
-      case '\'':
-        out += c;
-        break;
-      default: {
-        if (c < '0' || c > '7' || i + 2 >= s.size() || s[i + 1] < '0' || s[i + 1] > '7' ||
-            s[i + 2] < '0' || s[i + 2] > '7')
-          throw DataLossError(file + ": unknown escape \\" + std::string(1, c) +
-                              " in a string; expected \\n, \\t, \\\\, \\\" or \\ooo");
-        out += static_cast<char>((c - '0') * 64 + (s[i + 1] - '0') * 8 + (s[i + 2] - '0'));
-        i += 2;
-      }
-    }
+    ++i;
+    if (auto error = symflow::detail::read_c_escape(s, i, out))
+      throw DataLossError(file + ": " + *error + " in a string");
   }
   return out;
 }
