@@ -313,6 +313,10 @@ TEST_CASE("A save killed at any point leaves the previous checkpoint whole and f
       }
       _exit(3);
     }
+    // A slow or busy machine must not turn every round into "killed before its first
+    // save": wait (up to 20 s) until some checkpoint exists, then kill at a random moment.
+    for (int waited_ms = 0; waited_ms < 20000 && !fs::exists(dir / "checkpoint"); ++waited_ms)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
     kill(pid, SIGKILL);
     int status = 0;
