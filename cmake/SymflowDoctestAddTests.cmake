@@ -6,7 +6,9 @@
 #   - a TEST_CASE name may contain ';', '[' or ']' (doctest's script splits "a; b" into two
 #     ctest tests "a" and " b" whose filters match nothing, so they pass without running);
 #   - two TEST_CASEs with the same name fail the build (one ctest test would run both);
-#   - ADD_LABELS and JUNIT_OUTPUT_DIR are not supported (symflow uses neither).
+#   - ADD_LABELS and JUNIT_OUTPUT_DIR are not supported (symflow uses neither);
+#   - TEST_EXTRA_ARGS (doctest filters such as --source-file) apply to the listing too, so a
+#     second discovery on the same executable can register a subset under another prefix.
 cmake_minimum_required(VERSION 3.21)
 
 if(NOT EXISTS "${TEST_EXECUTABLE}")
@@ -19,7 +21,7 @@ if(NOT "${TEST_SPEC}" STREQUAL "")
 endif()
 
 execute_process(
-  COMMAND ${TEST_EXECUTOR} "${TEST_EXECUTABLE}" ${_spec} --list-test-cases
+  COMMAND ${TEST_EXECUTOR} "${TEST_EXECUTABLE}" ${_spec} ${TEST_EXTRA_ARGS} --list-test-cases
   OUTPUT_VARIABLE _output
   ERROR_VARIABLE _errors
   RESULT_VARIABLE _result

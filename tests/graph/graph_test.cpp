@@ -187,9 +187,9 @@ TEST_CASE("graph/device: the device guard is recorded on ops and in the GraphDef
     x = tf::constant(1.0f);
   }
   auto y = tf::constant(2.0f);
-  CHECK(x.op().device() == "/cpu:0");
+  CHECK(x.op().device() == "/device:CPU:0");
   CHECK(y.op().device().empty());
-  CHECK(tf::to_text(g.as_graph_def()).find("device: \"/cpu:0\"") != std::string::npos);
+  CHECK(tf::to_text(g.as_graph_def()).find("device: \"/device:CPU:0\"") != std::string::npos);
 }
 
 TEST_CASE("graph/finalize: a finalized graph refuses new ops") {

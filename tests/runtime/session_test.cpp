@@ -243,4 +243,20 @@ TEST_CASE("runtime/session: fetched values never alias the graph's constants") {
   CHECK(both[0].shares_buffer_with(both[1]));
 }
 
+TEST_CASE("session/fetch: two views of one constant keep their own shapes") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto c = tf::constant(tf::Value{1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}, "c");
+  auto rows = tf::reshape(c, tf::Dims{2, 3}, "rows");
+  auto cols = tf::reshape(c, tf::Dims{3, 2}, "cols");
+  tf::Session sess(g);
+  auto both = sess.run({rows, cols});
+  CHECK(both[0].dims() == tf::Dims{2, 3});
+  CHECK(both[1].dims() == tf::Dims{3, 2});
+  CHECK(both[1].to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5, 6});
+  // The copy is the caller's: writing it leaves the graph's constant alone.
+  both[0].data<float>()[0] = 9.0f;
+  CHECK(sess.run(c).to_vector<float>().front() == 1.0f);
+}
+
 }  // namespace symflow_test_runtime_session_test

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "symflow/backend/backend.hpp"
 #include "symflow/backend/thread_pool.hpp"
 #include "symflow/backend/variable_store.hpp"
 #include "symflow/core/attr_value.hpp"
@@ -31,7 +32,8 @@ class KernelContext {
     std::shared_ptr<void>* state = nullptr;                     // this node's state in the session
     std::span<const std::shared_ptr<VariableSlot>> ref_inputs;  // null where not a reference
     std::span<std::shared_ptr<VariableSlot>> ref_outputs;
-    ThreadPool* intra_op = nullptr;  // the session's intra-op threads; null: this thread only
+    ThreadPool* intra_op = nullptr;    // the session's intra-op threads; null: this thread only
+    const Backend* backend = nullptr;  // the node's device; null: the host
   };
   KernelContext(const std::string& node_name, const AttrMap& attrs, std::span<const Value> inputs,
                 std::span<Value> outputs, Session session)
@@ -93,11 +95,16 @@ class KernelContext {
     return get_attr<T>(attrs_, name, node_name_);
   }
 
+  // A zero-filled output in the memory of the node's device.
   Value& allocate_output(std::size_t i, DType dtype, Dims dims) {
-    outputs_[i] = Value(dtype, std::move(dims));
+    outputs_[i] = session_.backend ? session_.backend->allocate(dtype, std::move(dims))
+                                   : Value(dtype, std::move(dims));
     return outputs_[i];
   }
+  // The backend of the node's device (null: the host, outside a session).
+  const Backend* backend() const { return session_.backend; }
   void set_output(std::size_t i, Value v) { outputs_[i] = std::move(v); }
+  Value& output(std::size_t i) { return outputs_[i]; }
 
   [[noreturn]] void fail(std::string message) const {
     throw InvalidArgumentError(std::move(message), node_name_);

@@ -141,6 +141,10 @@ void flatten_into(std::initializer_list<Item> list, std::size_t depth, Dims& dim
 
 }  // namespace detail
 
+// Where a value's elements live: host memory, which any code may read, or a
+// device's memory (backend/thrust), which only that device's kernels and copies touch.
+enum class MemorySpace : std::uint8_t { host, device };
+
 class Value {
  public:
   // An empty value: what run() returns for a fetched operation (Python's None).
@@ -161,13 +165,15 @@ class Value {
       : dtype_(std::exchange(other.dtype_, DType::invalid)),
         dims_(std::exchange(other.dims_, {})),
         data_(std::exchange(other.data_, nullptr)),
-        owner_(std::move(other.owner_)) {}
+        owner_(std::move(other.owner_)),
+        space_(std::exchange(other.space_, MemorySpace::host)) {}
   Value& operator=(Value&& other) noexcept {
     if (this != &other) {
       dtype_ = std::exchange(other.dtype_, DType::invalid);
       dims_ = std::exchange(other.dims_, {});
       data_ = std::exchange(other.data_, nullptr);
       owner_ = std::move(other.owner_);
+      space_ = std::exchange(other.space_, MemorySpace::host);
     }
     return *this;
   }
@@ -216,6 +222,14 @@ class Value {
     return v;
   }
 
+  // Wraps device memory kept alive by `owner`: only device kernels and the device's
+  // copies may touch its elements (data<T>() refuses).
+  static Value wrap_device(DType dtype, Dims dims, void* data, std::shared_ptr<void> owner) {
+    Value v = wrap(dtype, std::move(dims), data, std::move(owner));
+    v.space_ = MemorySpace::device;
+    return v;
+  }
+
   // A value of `dims` with every element equal to `fill`.
   template <Element T>
   static Value filled(Dims dims, T fill) {
@@ -232,16 +246,40 @@ class Value {
   std::int64_t size() const { return is_none() ? 0 : num_elements(dims_); }
   std::size_t nbytes() const { return static_cast<std::size_t>(size()) * dtype_size(dtype_); }
 
-  void* raw_data() { return data_; }
-  const void* raw_data() const { return data_; }
+  MemorySpace memory_space() const { return space_; }
+  bool on_device() const { return space_ == MemorySpace::device; }
+
+  void* raw_data() {
+    check_host();
+    return data_;
+  }
+  const void* raw_data() const {
+    check_host();
+    return data_;
+  }
 
   template <Element T>
   T* data() {
     check_type<T>();
+    check_host();
     return static_cast<T*>(data_);
   }
   template <Element T>
   const T* data() const {
+    check_type<T>();
+    check_host();
+    return static_cast<const T*>(data_);
+  }
+  // The elements wherever they live: for device kernels, which know the memory space.
+  void* device_data_raw() { return data_; }
+  const void* device_data_raw() const { return data_; }
+  template <Element T>
+  T* device_data() {
+    check_type<T>();
+    return static_cast<T*>(data_);
+  }
+  template <Element T>
+  const T* device_data() const {
     check_type<T>();
     return static_cast<const T*>(data_);
   }
@@ -296,8 +334,10 @@ class Value {
     return v;
   }
 
+  // A host copy of a host value (a device's backend copies device values).
   Value clone() const {
     if (is_none()) return {};
+    check_host();
     Value v(dtype_, dims_);
     if (nbytes()) std::memcpy(v.data_, data_, nbytes());
     return v;
@@ -320,6 +360,8 @@ class Value {
   friend bool operator==(const Value& a, const Value& b) {
     if (a.dtype_ != b.dtype_ || a.dims_ != b.dims_) return false;
     if (a.is_none()) return true;
+    a.check_host();
+    b.check_host();
     return std::memcmp(a.data_, b.data_, a.nbytes()) == 0;
   }
 
@@ -327,6 +369,14 @@ class Value {
   static void check_dims(const Dims& dims) {
     for (auto d : dims)
       if (d < 0) throw ValueError("Value dims must be non-negative, got " + dims_to_string(dims));
+  }
+
+  void check_host() const {
+    if (space_ != MemorySpace::host) [[unlikely]]
+      throw FailedPreconditionError("A " + std::string(dtype_name(dtype_)) + " value of shape " +
+                                    dims_to_string(dims_) +
+                                    " lives in device memory: copy it to the host (a Session's "
+                                    "fetches are) before reading its elements");
   }
 
   template <class T>
@@ -362,6 +412,7 @@ class Value {
   Dims dims_;
   void* data_ = nullptr;
   std::shared_ptr<void> owner_;
+  MemorySpace space_ = MemorySpace::host;
 };
 
 inline Value Value::astype(DType dtype) const {

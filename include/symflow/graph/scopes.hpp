@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "symflow/graph/device_spec.hpp"
 #include "symflow/graph/graph.hpp"
 
 namespace symflow {
@@ -117,13 +118,16 @@ class control_dependencies {
   Graph graph_;
 };
 
-// Records a device on the ops built inside (tf.device): "/cpu:0", "/device:GPU:0".
+// Records a device on the ops built inside (tf.device): "/cpu:0", "/gpu:0",
+// "/device:GPU:0". Ops carry the canonical spelling ("/device:GPU:0"); a nested
+// guard overrides the fields it sets. An unparseable name is a ValueError.
 class device {
  public:
   explicit device(std::string_view name) : device(get_default_graph(), name) {}
   device(Graph graph, std::string_view name) : graph_(std::move(graph)) {
     saved_ = graph_.state().device;
-    graph_.state().device = std::string(name);
+    graph_.state().device =
+        DeviceSpec::parse(saved_).merged_with(DeviceSpec::parse(name)).to_string();
   }
   ~device() { graph_.state().device = saved_; }
   device(const device&) = delete;

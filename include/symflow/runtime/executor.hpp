@@ -8,6 +8,10 @@
 // control edge orders run in the order they were created, so every run of a graph
 // does the same thing.
 //
+// Devices: each step runs on its plan device's backend. A value read in another
+// memory space than the step's device is copied there first (device to host, host
+// to device), and fetched values are copied to the host.
+//
 // Fused clusters (runtime/fusion.hpp) run as one kernel at their last member's step.
 // Each member still reads its outside inputs at its own step; when the shapes met at
 // run time do not suit the fused kernel, the members run one by one instead.
@@ -129,8 +133,23 @@ class ScratchLease {
 // Gives a plan its scratch pool (make_plan's caller does it once).
 inline void attach_scratch(Plan& plan) { plan.scratch = std::make_shared<ScratchPool>(); }
 
-inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const Backend& backend,
+// `backends`: the session's devices, by index (device 0 for a plan without placement).
+inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
+                                  std::span<const Backend* const> backends,
                                   const std::vector<Value>& feed_values, SessionState& session) {
+  const Backend* device_memory = nullptr;  // the backend that copies device values out
+  for (const Backend* b : backends)
+    if (b->memory_space() == MemorySpace::device) device_memory = b;
+  auto backend_of = [&](std::size_t step) -> const Backend& {
+    return *backends[plan.device_of_step.empty() ? 0 : plan.device_of_step[step]];
+  };
+  // `v` in the memory of `target`.
+  auto moved_to = [&](Value v, const Backend& target) -> Value {
+    if (v.is_none() || v.memory_space() == target.memory_space()) return v;
+    if (target.memory_space() == MemorySpace::device) return target.from_host(v);
+    if (!device_memory) throw InternalError("A device value, and no device backend to copy it");
+    return device_memory->to_host(v);
+  };
   ScratchLease lease(plan);
   RunScratch& scratch = *lease;
   std::vector<TensorSlot>& slots = scratch.slots;
@@ -148,6 +167,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
   // stores its outputs.
   auto run_kernel = [&](std::size_t step, NodeId id, const Node& node, std::span<Value> inputs,
                         std::span<std::shared_ptr<VariableSlot>> ref_inputs) {
+    const Backend& backend = backend_of(step);
     KernelFn kernel = backend.kernel(*node.def);
     if (!kernel)
       throw UnimplementedError("No " + std::string(backend.device_type()) + " kernel for op " +
@@ -159,7 +179,8 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     NodeStateSlot& state = session.node_state[id.value];
     KernelContext ctx(
         node.name, node.attrs, inputs, outputs,
-        {&session.variables, &state.state, ref_inputs, ref_outputs, session.intra_op});
+        {&session.variables, &state.state, ref_inputs, ref_outputs, session.intra_op, &backend});
+    for (Value& v : inputs) v = moved_to(std::move(v), backend);
     try {
       if (node.def->stateful) {
         std::lock_guard lock(state.mutex);
@@ -224,6 +245,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     }
     const std::size_t step = c.steps[j];
     const Node& node = g.node(plan.order[step]);
+    const Backend& backend = backend_of(step);
     r.captured[j].assign(node.inputs.size(), Value());
     std::optional<Dims> dims;
     bool ok = true;
@@ -262,6 +284,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
         if (c.args[m][i] >= 0 &&
             !r.captured[m][i].shares_buffer_with(inputs[static_cast<std::size_t>(c.args[m][i])]))
           return unfuse(k, j);
+    for (Value& v : inputs) v = moved_to(std::move(v), backend);
     const Dims* out_dims = nullptr;
     for (std::size_t m = 0; m < c.steps.size(); ++m) {
       if (c.output_of[m] < 0) continue;
@@ -271,7 +294,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     std::vector<Value> outputs(static_cast<std::size_t>(c.program.num_outputs));
     bool ran = false;
     try {
-      ran = out_dims && fusion.kernel(c.program, inputs, *out_dims, outputs);
+      ran = out_dims && c.kernel(c.program, inputs, *out_dims, outputs);
     } catch (const std::exception& e) {
       throw InternalError(std::string("Fused kernel failed: ") + e.what(), node.name);
     }
@@ -323,9 +346,11 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
   results.reserve(plan.fetches.size());
   for (std::size_t f = 0; f < plan.fetches.size(); ++f) {
     const std::int64_t s = plan.fetch_slots[f];
-    results.push_back(
+    Value v =
         s >= 0 ? read_slot(slots[static_cast<std::size_t>(s)], g.node(plan.fetches[f]->node).name)
-               : Value());
+               : Value();
+    if (v.on_device()) v = device_memory->to_host(v);  // a fresh host buffer
+    results.push_back(std::move(v));
   }
   for (auto& slot : slots) slot = TensorSlot();
   // A fetched buffer still owned elsewhere (a Const's value in the graph, a
@@ -337,11 +362,19 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const B
     if (results[i].buffer_owners() > in_results) {
       Value copy = results[i].clone();
       for (std::size_t j = i + 1; j < results.size(); ++j)
-        if (results[j].shares_buffer_with(results[i])) results[j] = copy;
+        if (results[j].shares_buffer_with(results[i]))
+          results[j] = copy.reshaped(results[j].dims());
       results[i] = copy;
     }
   }
   return results;
+}
+
+// A plan on one backend.
+inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const Backend& backend,
+                                  const std::vector<Value>& feed_values, SessionState& session) {
+  const Backend* one[] = {&backend};
+  return execute(plan, g, one, feed_values, session);
 }
 
 }  // namespace symflow::detail

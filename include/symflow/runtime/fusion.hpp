@@ -11,12 +11,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "symflow/backend/cpu/fused.hpp"
+#include "symflow/backend/fused_program.hpp"
 #include "symflow/graph/graph_state.hpp"
 
 namespace symflow {
@@ -31,10 +32,10 @@ struct FusedCluster {
   std::vector<std::pair<int, int>> first_use;
   std::vector<int> output_of;  // for each member: its index among outputs, or -1
   FusedProgram program;
+  FusedKernelFn kernel = nullptr;  // its device's fused kernel
 };
 
 struct Fusion {
-  FusedKernelFn kernel = nullptr;
   std::vector<FusedCluster> clusters;
   std::vector<int> cluster_of_step;  // for each plan step: its cluster, or -1
   std::vector<int> member_of_step;   // for each plan step: its index among the members
@@ -65,13 +66,19 @@ inline constexpr std::int64_t kSmallClusterElements = 4096;
 inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& order,
                             const std::vector<std::optional<TensorRef>>& fetches,
                             const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
-                            FusedKernelFn kernel) {
+                            const std::vector<FusedKernelFn>& kernels,
+                            const std::vector<std::uint8_t>& device_of_step) {
   Fusion fusion;
-  fusion.kernel = kernel;
   const std::size_t steps = order.size();
   fusion.cluster_of_step.assign(steps, -1);
   fusion.member_of_step.assign(steps, -1);
-  if (!kernel) return fusion;
+  // A cluster stays on one device, and runs with that device's kernel.
+  auto device = [&](std::size_t s) -> std::size_t {
+    return device_of_step.empty() ? 0 : device_of_step[s];
+  };
+  auto kernel_of = [&](std::size_t s) -> FusedKernelFn {
+    return device(s) < kernels.size() ? kernels[device(s)] : nullptr;
+  };
 
   std::map<std::uint32_t, std::size_t> step_of;
   for (std::size_t s = 0; s < steps; ++s) step_of[order[s].value] = s;
@@ -93,7 +100,7 @@ inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& orde
   std::vector<std::vector<std::size_t>> consumers(steps);
   for (std::size_t s = 0; s < steps; ++s) {
     const Node& n = g.node(order[s]);
-    can_fuse[s] = fusible(g, n);
+    can_fuse[s] = kernel_of(s) != nullptr && fusible(g, n);
     for (const TensorRef& in : n.inputs)
       if (auto p = producer_step(in.node)) consumers[*p].push_back(s);
     for (NodeId c : n.control_inputs)
@@ -127,7 +134,7 @@ inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& orde
     for (const TensorRef& in : n.inputs) {
       auto p = producer_step(in.node);
       if (!p || fed_step_output[*p] || cluster[*p] < 0 || cluster[*p] == cluster[s]) continue;
-      if (g.node(order[*p]).outputs[0].dtype != dtype) continue;
+      if (g.node(order[*p]).outputs[0].dtype != dtype || device(*p) != device(s)) continue;
       const int other = cluster[*p];
       bool blocked = false;
       for (std::size_t c : groups[other].outside)
@@ -156,6 +163,7 @@ inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& orde
     FusedCluster c;
     c.steps = grp.members;
     std::sort(c.steps.begin(), c.steps.end());
+    c.kernel = kernel_of(c.steps[0]);
     const int k = static_cast<int>(fusion.clusters.size());
     std::map<std::size_t, int> member_index;
     for (std::size_t j = 0; j < c.steps.size(); ++j) {

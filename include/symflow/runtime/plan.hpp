@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -26,6 +27,8 @@ struct Plan {
   std::vector<std::vector<TensorRef>> release_after;
   // Clusters of elementwise steps that run as one fused kernel (none without a kernel).
   Fusion fusion;
+  // The device (an index into the session's devices) of each step; empty: all on 0.
+  std::vector<std::uint8_t> device_of_step;
 
   // The same, as indices into one run's dense array of tensor slots, so that a run
   // looks nothing up: step s's outputs are slots output_slot[s], output_slot[s] + 1,
@@ -49,11 +52,18 @@ struct Plan {
   std::shared_ptr<void> scratch;
 };
 
+// Where a plan's steps run, and each device's fused kernel.
+struct PlanDevices {
+  // The device of each node of a plan's order (runtime/placement.hpp); empty: device 0.
+  std::function<std::vector<std::uint8_t>(const std::vector<NodeId>&)> place;
+  std::vector<FusedKernelFn> fused_kernels;  // by device; null or missing: no fusion there
+};
+
 namespace detail {
 
 inline Plan make_plan(const GraphState& g, const std::vector<std::optional<TensorRef>>& fetches,
                       const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
-                      FusedKernelFn fused_kernel = nullptr) {
+                      const PlanDevices& devices) {
   Plan plan;
   plan.feeds = feeds;
   plan.fetches = fetches;
@@ -102,7 +112,9 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
     if (f) last_use.erase(*f);
   plan.release_after.resize(plan.order.size());
   for (const auto& [ref, step] : last_use) plan.release_after[step].push_back(ref);
-  plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, fused_kernel);
+  if (devices.place) plan.device_of_step = devices.place(plan.order);
+  plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, devices.fused_kernels,
+                              plan.device_of_step);
 
   plan.num_nodes = g.nodes.size();
   // Dense slots: every output of every step, then one per fed tensor.
@@ -139,6 +151,13 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
     for (const TensorRef& r : refs) plan.release_slots.back().push_back(slot_of.at(r));
   }
   return plan;
+}
+
+// A plan on one device, fused with `fused_kernel` when it is given.
+inline Plan make_plan(const GraphState& g, const std::vector<std::optional<TensorRef>>& fetches,
+                      const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
+                      FusedKernelFn fused_kernel = nullptr) {
+  return make_plan(g, fetches, targets, feeds, PlanDevices{{}, {fused_kernel}});
 }
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 #pragma once
-// Session: binds a graph to a backend, validates feeds and fetches, caches one plan
-// per (fetches, feeds, targets) signature and hands it to the executor.
+// Session: binds a graph to its devices, validates feeds and fetches, places the
+// nodes (runtime/placement.hpp), caches one plan per (fetches, feeds, targets)
+// signature and hands it to the executor.
 //
 // Threads: run() may be called from several threads at once, as in TensorFlow. Runs
 // share the session's lock; only building a new plan, close() and load_variable take
@@ -20,6 +21,7 @@
 #include "symflow/backend/cpu/fused.hpp"
 #include "symflow/graph/feed.hpp"
 #include "symflow/graph/graph.hpp"
+#include "symflow/runtime/devices.hpp"
 #include "symflow/runtime/executor.hpp"
 #include "symflow/runtime/options.hpp"
 #include "symflow/runtime/plan.hpp"
@@ -32,9 +34,10 @@ class Session final : public Evaluator {
  public:
   explicit Session(Graph graph = get_default_graph(), ConfigProto config = {})
       : graph_(std::move(graph)),
-        config_(config),
-        backend_(std::make_unique<CpuBackend>()),
-        intra_op_(std::make_unique<ThreadPool>(config.intra_op_parallelism_threads)) {
+        config_(std::move(config)),
+        devices_(detail::make_device_set(cpu_, config_)),
+        placer_(devices_, config_),
+        intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
     state_.intra_op = intra_op_.get();
   }
   explicit Session(ConfigProto config) : Session(get_default_graph(), config) {}
@@ -59,7 +62,7 @@ class Session final : public Evaluator {
       ~Clear() { a.clear(); }
     } clear_after{args};
     const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
-    return detail::execute(plan, graph_.state(), *backend_, args.feed_values, state_);
+    return detail::execute(plan, graph_.state(), devices_.backends, args.feed_values, state_);
   }
 
   // The elementwise clusters that run as one fused kernel for this run signature:
@@ -146,8 +149,12 @@ class Session final : public Evaluator {
         VariableStore::key(op.get_attr<std::string>("container"),
                            op.get_attr<std::string>("shared_name"), op.name()),
         op.name());
-    // A copy: the caller's buffer must not alias the variable's.
-    Value copy = value.clone();
+    // A copy in the variable's memory: the caller's buffer must not alias it.
+    placer_.place(graph_.state(), {op.id()});
+    const Backend& device =
+        *devices_.backends[static_cast<std::size_t>(placer_.device_of(op.id()))];
+    Value copy =
+        device.memory_space() == MemorySpace::host ? value.clone() : device.from_host(value);
     std::lock_guard slot_lock(slot->mutex);
     slot->value = std::move(copy);
     slot->initialized = true;
@@ -161,6 +168,17 @@ class Session final : public Evaluator {
   // How many threads an op may use (ConfigProto::intra_op_parallelism_threads; 0 there
   // means one per core).
   int intra_op_threads() const { return intra_op_->num_threads(); }
+
+  // The session's devices, full names ("/job:localhost/replica:0/task:0/device:CPU:0"),
+  // as TensorFlow's Session.list_devices() gives them.
+  std::vector<std::string> list_devices() const { return devices_.names; }
+  // Where `op` runs in this session (placing it, and its colocated ops, if no run has).
+  std::string device_of(const Operation& op) {
+    std::unique_lock lock(mutex_);
+    Operation own_op = own(op, "Operation");
+    placer_.place(graph_.state(), {own_op.id()});
+    return devices_.names[static_cast<std::size_t>(placer_.device_of(own_op.id()))];
+  }
 
  private:
   // What one run resolved from its arguments.
@@ -272,8 +290,19 @@ class Session final : public Evaluator {
       std::unique_lock exclusive(mutex_);
       if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
       if (plans_.find(key) == plans_.end()) {
+        PlanDevices plan_devices;
+        plan_devices.place = [&](const std::vector<NodeId>& order) {
+          placer_.place(graph_.state(), order);
+          std::vector<std::uint8_t> device_of_step;
+          for (NodeId id : order)
+            device_of_step.push_back(static_cast<std::uint8_t>(placer_.device_of(id)));
+          return device_of_step;
+        };
+        if (config_.graph_options.optimizer_options.do_fusion)
+          for (const Backend* b : devices_.backends)
+            plan_devices.fused_kernels.push_back(b->fused_kernel());
         Plan plan = detail::make_plan(graph_.state(), args.fetch_refs, args.target_ids,
-                                      args.feed_refs, fused_kernel());
+                                      args.feed_refs, plan_devices);
         detail::attach_scratch(plan);
         state_.reserve_nodes(plan.num_nodes);
         plans_.emplace(key, std::move(plan));
@@ -284,14 +313,11 @@ class Session final : public Evaluator {
     return plans_.find(key)->second;  // std::map: entries stay put while others are added
   }
 
-  // The CPU backend's fused kernel, unless the config turns fusion off.
-  FusedKernelFn fused_kernel() const {
-    return config_.graph_options.optimizer_options.do_fusion ? &cpu::run_fused : nullptr;
-  }
-
   Graph graph_;
   ConfigProto config_;
-  std::unique_ptr<Backend> backend_;
+  CpuBackend cpu_;
+  detail::DeviceSet devices_;  // device 0 is cpu_
+  detail::Placer placer_;      // changed under the exclusive lock only
   std::unique_ptr<ThreadPool> intra_op_;
   std::map<std::vector<std::int64_t>, Plan> plans_;
   detail::SessionState state_;  // variables and kernel state: this session's alone

@@ -2,6 +2,7 @@
 // The CPU backend: kernels on Eigen and plain loops over host Values.
 
 #include "symflow/backend/backend.hpp"
+#include "symflow/backend/cpu/fused.hpp"
 
 namespace symflow {
 
@@ -9,6 +10,7 @@ class CpuBackend final : public Backend {
  public:
   std::string_view device_type() const override { return "CPU"; }
   KernelFn kernel(const OpDef& def) const override { return def.cpu_kernel; }
+  FusedKernelFn fused_kernel() const override { return &cpu::run_fused; }
 };
 
 }  // namespace symflow

@@ -1,0 +1,37 @@
+#pragma once
+// A fused elementwise cluster as plain data (runtime/fusion.hpp finds the clusters;
+// each backend has its own kernel that runs one in a single pass).
+
+#include <span>
+#include <vector>
+
+#include "symflow/core/value.hpp"
+#include "symflow/graph/op_def.hpp"
+
+namespace symflow {
+
+// One step of a fused program: result = def(operands...). An operand below the
+// program's num_inputs is an external input; operand num_inputs + j is step j's result.
+struct FusedStep {
+  const ElementwiseDef* def = nullptr;
+  std::vector<int> args;
+  int scratch = -1;  // block buffer that holds the result, or -1 when it is an output
+  int output = -1;   // index among the program's outputs when the result is materialised
+};
+
+// A fused cluster as plain data: the backend never sees the graph it came from.
+struct FusedProgram {
+  DType dtype = DType::invalid;
+  int num_inputs = 0;
+  int num_outputs = 0;
+  int num_scratch = 0;  // block buffers the steps need at most at once
+  std::vector<FusedStep> steps;
+};
+
+// Runs `program` over inputs broadcast to `dims` and allocates `outputs` (one per
+// materialised step, all of shape `dims`). Returns false, touching nothing, when it
+// cannot run these input shapes; the caller then runs the nodes one by one.
+using FusedKernelFn = bool (*)(const FusedProgram& program, std::span<const Value> inputs,
+                               const Dims& dims, std::span<Value> outputs);
+
+}  // namespace symflow

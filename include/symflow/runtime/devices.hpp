@@ -1,0 +1,56 @@
+#pragma once
+// The devices a new session gets: always the CPU, and the GPU when this build has a
+// GPU backend (SYMFLOW_THRUST: Thrust on CUDA, or on a host system for testing) and
+// it finds a device at run time. The whole program must agree on SYMFLOW_THRUST:
+// the CMake targets symflow::thrust_omp and symflow::cuda set it for every file.
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+#include "symflow/backend/backend.hpp"
+#include "symflow/runtime/options.hpp"
+#include "symflow/runtime/placement.hpp"
+
+#if defined(SYMFLOW_THRUST)
+#include "symflow/backend/thrust/thrust_backend.cuh"
+#endif
+
+namespace symflow::detail {
+
+// Whether CUDA_VISIBLE_DEVICES hides every GPU ("" or "-1"). CUDA's runtime honours it by
+// itself; the Thrust host-system builds honour it the same way, so that one test binary can
+// run its cases on either backend.
+inline bool visible_devices_hide_gpu() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return visible && !std::isdigit(static_cast<unsigned char>(visible[0]));
+}
+
+inline DeviceSet make_device_set(const Backend& cpu, const ConfigProto& config) {
+  DeviceSet set;
+  set.backends.push_back(&cpu);
+  set.names.push_back(std::string(kLocalDevicePrefix) + "/device:CPU:0");
+  const auto count = config.device_count.find("GPU");
+  const bool hidden = count != config.device_count.end() && count->second <= 0;
+#if defined(SYMFLOW_THRUST)
+  // Probed only when visible: the first probe configures the process's memory pool.
+  if (hidden) {
+    set.no_gpu_reason = "the session's device_count hides it";
+  } else if (visible_devices_hide_gpu()) {
+    set.no_gpu_reason = "CUDA_VISIBLE_DEVICES hides it";
+  } else if (const thrust_backend::Probe probe = thrust_backend::probe(config.gpu_options);
+             !probe.backend) {
+    set.no_gpu_reason = probe.reason;
+  } else {
+    set.gpu = static_cast<int>(set.backends.size());
+    set.backends.push_back(probe.backend);
+    set.names.push_back(std::string(kLocalDevicePrefix) + "/device:GPU:0");
+  }
+#else
+  set.no_gpu_reason = hidden ? "the session's device_count hides it"
+                             : "symflow was built without a GPU backend (see docs/devices.md)";
+#endif
+  return set;
+}
+
+}  // namespace symflow::detail
