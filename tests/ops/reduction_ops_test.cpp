@@ -175,4 +175,25 @@ TEST_CASE("ops/reduction: cumsum and cumprod") {
         Dims{0, 3});
 }
 
+TEST_CASE("ops/reduce_mean: integers are summed wide, as TensorFlow sums them") {
+  // TF 2.21: reduce_mean(256 x uint8 3) = 3; [2^30, 2^30] int32 -> 2^30;
+  //          [2^62, 2^62] int64 -> -2^62 (int64 wraps); [[250,10],[250,20]] axis 0 -> [250, 15];
+  //          [-3, -4] int32 -> -3 (truncated).
+  Graph g;
+  auto guard = g.as_default();
+  auto bytes = constant(Value::filled<std::uint8_t>({256}, 3));
+  auto big = constant(Value{std::int32_t{1} << 30, std::int32_t{1} << 30});
+  auto huge = constant(Value{std::int64_t{1} << 62, std::int64_t{1} << 62});
+  auto grid =
+      constant(Value{{std::uint8_t{250}, std::uint8_t{10}}, {std::uint8_t{250}, std::uint8_t{20}}});
+  auto negative = constant(Value{std::int32_t{-3}, std::int32_t{-4}});
+  Session sess(g);
+  CHECK(sess.run(reduce_mean(bytes)).scalar<std::uint8_t>() == 3);
+  CHECK(sess.run(reduce_mean(big)).scalar<std::int32_t>() == std::int32_t{1} << 30);
+  CHECK(sess.run(reduce_mean(huge)).scalar<std::int64_t>() == -(std::int64_t{1} << 62));
+  CHECK(sess.run(reduce_mean(grid, Axis(0))).to_vector<std::uint8_t>() ==
+        std::vector<std::uint8_t>{250, 15});
+  CHECK(sess.run(reduce_mean(negative)).scalar<std::int32_t>() == -3);
+}
+
 }  // namespace symflow_test_ops_reduction_ops_test

@@ -12,6 +12,7 @@
 #include "symflow/backend/cpu/fused.hpp"
 #include "symflow/backend/cpu/matmul.hpp"
 #include "symflow/backend/cpu/reduce.hpp"
+#include "symflow/core/host_device.hpp"
 #include "symflow/ops/op_builder.hpp"
 
 namespace symflow {
@@ -30,7 +31,7 @@ inline constexpr bool is_signed_number_v = is_number_v<T>&& std::is_signed_v<T>;
 // Integer arithmetic wraps around (two's complement), as TensorFlow's kernels do on
 // every platform it runs on; in C++ a signed overflow would be undefined behaviour.
 template <class T, class F>
-constexpr T wrapping(F f, T a, T b) {
+SYMFLOW_HD constexpr T wrapping(F f, T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(f(static_cast<U>(a), static_cast<U>(b)));
@@ -39,15 +40,15 @@ constexpr T wrapping(F f, T a, T b) {
   }
 }
 template <class T>
-constexpr T add_wrapping(T a, T b) {
+SYMFLOW_HD constexpr T add_wrapping(T a, T b) {
   return wrapping([](auto x, auto y) { return x + y; }, a, b);
 }
 template <class T>
-constexpr T sub_wrapping(T a, T b) {
+SYMFLOW_HD constexpr T sub_wrapping(T a, T b) {
   return wrapping([](auto x, auto y) { return x - y; }, a, b);
 }
 template <class T>
-constexpr T mul_wrapping(T a, T b) {
+SYMFLOW_HD constexpr T mul_wrapping(T a, T b) {
   return wrapping([](auto x, auto y) { return x * y; }, a, b);
 }
 
@@ -60,7 +61,7 @@ struct AddFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     return add_wrapping(a, b);
   }
 };
@@ -69,7 +70,7 @@ struct SubFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     return sub_wrapping(a, b);
   }
 };
@@ -78,7 +79,7 @@ struct MulFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     return mul_wrapping(a, b);
   }
 };
@@ -87,7 +88,7 @@ struct RealDivFn {
   template <class T>
   static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     return a / b;
   }
 };
@@ -102,7 +103,7 @@ struct DivFn {
     return std::nullopt;
   }
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     if constexpr (std::is_signed_v<T> && std::is_integral_v<T>) {
       if (b == T{-1}) return sub_wrapping(T{0}, a);  // lowest / -1 overflows
     }
@@ -120,7 +121,7 @@ struct PowFn {
     return std::nullopt;
   }
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {  // b >= 0: exponentiation by squaring
@@ -139,7 +140,7 @@ struct MaximumFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     return a > b || a != a ? a : b;
   }
 };
@@ -148,7 +149,7 @@ struct MinimumFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     return a < b || a != a ? a : b;
   }
 };
@@ -199,9 +200,24 @@ std::vector<TensorSpec> infer_binary(const InferContext& c) {
   return {{c.dtype(0), *shape}};
 }
 
+// A trait and a specialisation, not a concept and `if constexpr`: nvcc's front end
+// checks a discarded `Fn::invalid_y(y)` against every Fn.
+template <class Fn, class T, class = void>
+inline constexpr bool checks_y = false;
 template <class Fn, class T>
-concept ChecksY = requires(T y) {
-  { Fn::invalid_y(y) } -> std::same_as<std::optional<std::string_view>>;
+inline constexpr bool checks_y<Fn, T, std::void_t<decltype(Fn::invalid_y(std::declval<T>()))>> =
+    true;
+// Fails on a y the op rejects (integer division by zero); nothing for the others.
+template <class Fn, class T, bool = checks_y<Fn, T>>
+struct YCheck {
+  static void run(const KernelContext&) {}
+};
+template <class Fn, class T>
+struct YCheck<Fn, T, true> {
+  static void run(const KernelContext& ctx) {
+    for (T y : ctx.input(1).flat<T>())
+      if (auto error = Fn::invalid_y(y)) ctx.fail(std::string(*error));
+  }
 };
 
 template <class Fn>
@@ -209,10 +225,7 @@ void binary_kernel(KernelContext& ctx) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>) {
-      if constexpr (ChecksY<Fn, T>) {
-        for (T y : ctx.input(1).flat<T>())
-          if (auto error = Fn::invalid_y(y)) ctx.fail(std::string(*error));
-      }
+      YCheck<Fn, T>::run(ctx);
       cpu::binary<T, T>(ctx, Fn{});
     } else {
       unsupported_dtype(ctx, ctx.input(0).dtype());
@@ -253,7 +266,7 @@ struct NegFn {
   template <class T>
   static constexpr bool accepts = is_signed_number_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return sub_wrapping(T{0}, x);
   }
 };
@@ -262,7 +275,7 @@ struct SquareFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return mul_wrapping(x, x);
   }
 };
@@ -271,7 +284,7 @@ struct AbsFn {
   template <class T>
   static constexpr bool accepts = is_signed_number_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     if constexpr (std::is_floating_point_v<T>)
       return std::fabs(x);
     else
@@ -283,7 +296,7 @@ struct SqrtFn {
   template <class T>
   static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::sqrt(x);
   }
 };
@@ -292,7 +305,7 @@ struct ExpFn {
   template <class T>
   static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::exp(x);
   }
 };
@@ -301,7 +314,7 @@ struct LogFn {
   template <class T>
   static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::log(x);
   }
 };
@@ -311,7 +324,7 @@ struct SignFn {
   template <class T>
   static constexpr bool accepts = is_signed_number_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     if (x != x) return x;  // NaN stays NaN
     return static_cast<T>((T{0} < x) - (x < T{0}));
   }
@@ -451,6 +464,14 @@ inline std::vector<TensorSpec> infer_reduction(const InferContext& c) {
 
 enum class Reduction { sum, mean, max, min };
 
+// How many elements each output of a Mean averages.
+inline std::int64_t mean_count(const Dims& dims, const std::vector<bool>& mask) {
+  std::int64_t count = 1;
+  for (std::size_t a = 0; a < mask.size(); ++a)
+    if (mask[a]) count *= dims[a];
+  return count;
+}
+
 template <Reduction R>
 void reduction_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
@@ -463,14 +484,20 @@ void reduction_kernel(KernelContext& ctx) {
     if constexpr (is_number_v<T>) {
       using limits = std::numeric_limits<T>;
       Value out;
-      if constexpr (R == Reduction::sum || R == Reduction::mean) {
+      if constexpr (R == Reduction::mean && std::is_integral_v<T>) {
+        // TensorFlow sums small integers in a wider type before it divides: the mean of
+        // 256 uint8 threes is 3, not 0 / 0.
+        Value sum = cpu::reduce<std::int64_t>(ctx, in.astype(DType::int64), mask, keep,
+                                              std::int64_t{0}, add_wrapping<std::int64_t>);
+        const std::int64_t count = mean_count(in.dims(), mask);
+        if (count > 0)
+          for (std::int64_t& v : sum.flat<std::int64_t>()) v /= count;
+        out = sum.astype(dtype_v<T>);
+      } else if constexpr (R == Reduction::sum || R == Reduction::mean) {
         out = cpu::reduce<T>(ctx, in, mask, keep, T{0}, add_wrapping<T>);
         if constexpr (R == Reduction::mean) {
-          std::int64_t count = 1;  // elements per output: 0 gives NaN on floats, as in TF
-          for (std::size_t a = 0; a < mask.size(); ++a)
-            if (mask[a]) count *= in.dims()[a];
-          if (std::is_floating_point_v<T> || count > 0)
-            for (T& v : out.flat<T>()) v = static_cast<T>(v / static_cast<T>(count));
+          const std::int64_t count = mean_count(in.dims(), mask);  // 0: NaN, as in TF
+          for (T& v : out.flat<T>()) v = static_cast<T>(v / static_cast<T>(count));
         }
       } else if constexpr (R == Reduction::max) {
         T init = limits::has_infinity ? -limits::infinity() : limits::lowest();
@@ -513,7 +540,7 @@ inline std::vector<TensorSpec> infer_cast(const InferContext& c) {
 // wraps to uint8; NaN and values out of range, undefined in C++, give the lowest
 // value, as x86 does.
 template <class D, class S>
-D cast_element(S x) {
+SYMFLOW_HD D cast_element(S x) {
   if constexpr (std::is_same_v<D, bool>) {
     return x != S{0};
   } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> &&
