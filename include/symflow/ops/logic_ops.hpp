@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "symflow/backend/cpu/elementwise.hpp"
+#include "symflow/core/host_device.hpp"
 #include "symflow/detail/float_repr.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
@@ -85,7 +86,7 @@ struct EqualFn {
   template <class T>
   static constexpr bool accepts = true;
   template <class T>
-  bool operator()(T a, T b) const {
+  SYMFLOW_HD bool operator()(T a, T b) const {
     return a == b;
   }
 };
@@ -94,7 +95,7 @@ struct NotEqualFn {
   template <class T>
   static constexpr bool accepts = true;
   template <class T>
-  bool operator()(T a, T b) const {
+  SYMFLOW_HD bool operator()(T a, T b) const {
     return a != b;
   }
 };
@@ -103,7 +104,7 @@ struct LessFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  bool operator()(T a, T b) const {
+  SYMFLOW_HD bool operator()(T a, T b) const {
     return a < b;
   }
 };
@@ -112,7 +113,7 @@ struct LessEqualFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  bool operator()(T a, T b) const {
+  SYMFLOW_HD bool operator()(T a, T b) const {
     return a <= b;
   }
 };
@@ -121,7 +122,7 @@ struct GreaterFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  bool operator()(T a, T b) const {
+  SYMFLOW_HD bool operator()(T a, T b) const {
     return a > b;
   }
 };
@@ -130,7 +131,7 @@ struct GreaterEqualFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  bool operator()(T a, T b) const {
+  SYMFLOW_HD bool operator()(T a, T b) const {
     return a >= b;
   }
 };
@@ -189,11 +190,11 @@ std::vector<TensorSpec> infer_logical_binary(const InferContext& c) {
 
 struct LogicalAndFn {
   static constexpr std::string_view type = "LogicalAnd";
-  bool operator()(bool a, bool b) const { return a && b; }
+  SYMFLOW_HD bool operator()(bool a, bool b) const { return a && b; }
 };
 struct LogicalOrFn {
   static constexpr std::string_view type = "LogicalOr";
-  bool operator()(bool a, bool b) const { return a || b; }
+  SYMFLOW_HD bool operator()(bool a, bool b) const { return a || b; }
 };
 
 template <class Fn>

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "symflow/backend/cpu/reduce.hpp"
+#include "symflow/core/host_device.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
 
@@ -66,7 +67,7 @@ struct ReluFn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return x > T{0} ? x : T{0};
   }
 };
@@ -76,7 +77,7 @@ struct Relu6Fn {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::min(std::max(x, T{0}), T{6});
   }
 };
@@ -86,7 +87,7 @@ struct EluFn {
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return x < T{0} ? std::expm1(x) : x;
   }
 };
@@ -96,7 +97,7 @@ struct SigmoidFn {
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return T{1} / (T{1} + std::exp(-x));
   }
 };
@@ -106,7 +107,7 @@ struct TanhFn {
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::tanh(x);
   }
 };
@@ -116,7 +117,7 @@ struct FloorFn {
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::floor(x);
   }
 };
@@ -126,7 +127,7 @@ struct Log1pFn {
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return std::log1p(x);
   }
 };
@@ -136,7 +137,7 @@ struct RsqrtFn {
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return T{1} / std::sqrt(x);
   }
 };
@@ -148,7 +149,7 @@ struct ReciprocalFn {
   static constexpr bool accepts =
       is_float_v<T> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
   template <class T>
-  T operator()(T x) const {
+  SYMFLOW_HD T operator()(T x) const {
     return static_cast<T>(T{1} / x);
   }
 };
@@ -232,7 +233,7 @@ struct ReluGradFn {  // (gradients, features)
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T g, T x) const {
+  SYMFLOW_HD T operator()(T g, T x) const {
     return x > T{0} ? g : T{0};
   }
 };
@@ -242,7 +243,7 @@ struct Relu6GradFn {  // (gradients, features)
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
   template <class T>
-  T operator()(T g, T x) const {
+  SYMFLOW_HD T operator()(T g, T x) const {
     return x > T{0} && x < T{6} ? g : T{0};
   }
 };
@@ -252,7 +253,7 @@ struct EluGradFn {  // (gradients, outputs)
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T g, T y) const {
+  SYMFLOW_HD T operator()(T g, T y) const {
     return y < T{0} ? g * (y + T{1}) : g;
   }
 };
@@ -262,7 +263,7 @@ struct SigmoidGradFn {  // (y, dy)
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T y, T dy) const {
+  SYMFLOW_HD T operator()(T y, T dy) const {
     return dy * y * (T{1} - y);
   }
 };
@@ -272,7 +273,7 @@ struct TanhGradFn {  // (y, dy)
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T y, T dy) const {
+  SYMFLOW_HD T operator()(T y, T dy) const {
     return dy * (T{1} - y * y);
   }
 };
@@ -282,7 +283,7 @@ struct RsqrtGradFn {  // (y, dy): d/dx x^(-1/2) = -y^3 / 2
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T y, T dy) const {
+  SYMFLOW_HD T operator()(T y, T dy) const {
     return T{-0.5} * dy * y * y * y;
   }
 };
@@ -292,7 +293,7 @@ struct ReciprocalGradFn {  // (y, dy): d/dx 1/x = -y^2
   template <class T>
   static constexpr bool accepts = is_float_v<T>;
   template <class T>
-  T operator()(T y, T dy) const {
+  SYMFLOW_HD T operator()(T y, T dy) const {
     return -dy * y * y;
   }
 };
@@ -379,7 +380,7 @@ struct SquaredDifferenceFn {
   static constexpr bool accepts =
       is_float_v<T> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
   template <class T>
-  T operator()(T a, T b) const {
+  SYMFLOW_HD T operator()(T a, T b) const {
     const T d = sub_wrapping(a, b);
     return mul_wrapping(d, d);
   }

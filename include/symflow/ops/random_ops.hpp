@@ -131,6 +131,10 @@ class PhiloxRandom {
     return c;
   }
 
+  // The generator's state, for the GPU backend, which runs the same stream on the device.
+  const Result& counter() const { return counter_; }
+  const std::array<std::uint32_t, 2>& key() const { return key_; }
+
  private:
   Result counter_{};
   std::array<std::uint32_t, 2> key_{};

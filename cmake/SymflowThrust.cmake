@@ -1,0 +1,79 @@
+# The GPU backend (include/symflow/backend/thrust/): targets that switch it on.
+#
+#   symflow::thrust_omp  symflow + Thrust on its OpenMP host system (g++ -fopenmp): the GPU
+#                        backend's kernels run on the CPU's threads. How CI tests the backend.
+#   symflow::thrust_cpp  the same on Thrust's serial host system.
+#   symflow::cuda        symflow + Thrust on CUDA + cuBLAS, for .cu sources compiled by nvcc.
+#
+# Each defines SYMFLOW_THRUST, which gives every Session a "/device:GPU:0". Every source of one
+# program must link the same one of them (runtime/devices.hpp).
+#
+#   SYMFLOW_THRUST  ON when Thrust's headers are found (CUDA's CCCL under /usr/local/cuda).
+#   SYMFLOW_CUDA    ON when nvcc is found as well: enables CUDA and builds the CUDA variants.
+include_guard(GLOBAL)
+
+find_path(SYMFLOW_THRUST_INCLUDE_DIR thrust/version.h
+  PATHS /usr/local/cuda/include/cccl /usr/local/cuda/targets/x86_64-linux/include/cccl
+        /usr/local/cuda/include
+  NO_DEFAULT_PATH)
+find_package(OpenMP QUIET COMPONENTS CXX)
+
+set(_symflow_thrust_default OFF)
+if(SYMFLOW_THRUST_INCLUDE_DIR AND OpenMP_CXX_FOUND)
+  set(_symflow_thrust_default ON)
+endif()
+option(SYMFLOW_THRUST "Build the Thrust backend's host-system variants (needs Thrust and OpenMP)"
+  ${_symflow_thrust_default})
+
+if(SYMFLOW_THRUST)
+  if(NOT SYMFLOW_THRUST_INCLUDE_DIR)
+    message(FATAL_ERROR "SYMFLOW_THRUST is ON but thrust/version.h was not found; set "
+                        "SYMFLOW_THRUST_INCLUDE_DIR to the directory that holds thrust/")
+  endif()
+  foreach(_system IN ITEMS omp cpp)
+    string(TOUPPER "${_system}" _upper)
+    add_library(symflow_thrust_${_system} INTERFACE)
+    add_library(symflow::thrust_${_system} ALIAS symflow_thrust_${_system})
+    target_link_libraries(symflow_thrust_${_system} INTERFACE symflow::symflow)
+    target_include_directories(symflow_thrust_${_system} SYSTEM INTERFACE
+      "${SYMFLOW_THRUST_INCLUDE_DIR}")
+    target_compile_definitions(symflow_thrust_${_system} INTERFACE
+      SYMFLOW_THRUST THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_${_upper})
+  endforeach()
+  target_link_libraries(symflow_thrust_omp INTERFACE OpenMP::OpenMP_CXX)
+  message(STATUS "symflow: Thrust backend (host systems) from ${SYMFLOW_THRUST_INCLUDE_DIR}")
+endif()
+
+include(CheckLanguage)
+check_language(CUDA)
+set(_symflow_cuda_default OFF)
+if(CMAKE_CUDA_COMPILER AND SYMFLOW_THRUST)
+  set(_symflow_cuda_default ON)
+endif()
+option(SYMFLOW_CUDA "Build the CUDA variants of the Thrust backend's tests (needs nvcc)"
+  ${_symflow_cuda_default})
+
+if(SYMFLOW_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    message(FATAL_ERROR "SYMFLOW_CUDA is ON but no CUDA compiler (nvcc) was found")
+  endif()
+  # C++20 for nvcc too; its host compiler is the C++ compiler.
+  if(NOT CMAKE_CUDA_HOST_COMPILER)
+    set(CMAKE_CUDA_HOST_COMPILER "${CMAKE_CXX_COMPILER}")
+  endif()
+  if(NOT CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90)  # H100 / H200; override with -DCMAKE_CUDA_ARCHITECTURES
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  add_library(symflow_cuda INTERFACE)
+  add_library(symflow::cuda ALIAS symflow_cuda)
+  target_link_libraries(symflow_cuda INTERFACE symflow::symflow CUDA::cudart CUDA::cublas)
+  target_compile_definitions(symflow_cuda INTERFACE SYMFLOW_THRUST)
+  # Eigen's and xtensor's headers call constexpr host functions from host-device ones.
+  # -std=c++20 by hand: CMake 3.25 does not know nvcc 13's standard levels (cuda_std_20).
+  target_compile_options(symflow_cuda INTERFACE
+    $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20 --expt-relaxed-constexpr --extended-lambda
+      -diag-suppress=20012,20013,20015,68>)
+  message(STATUS "symflow: CUDA variants with ${CMAKE_CUDA_COMPILER}")
+endif()

@@ -1,0 +1,1070 @@
+#pragma once
+// Thrust kernels: array ops (shapes, reshapes, copies through strided views, gathers,
+// scatters into segments, padding, one-hot, ranges, Where).
+//
+// Every kernel validates its arguments on the host first, with the CPU kernel's error
+// types and messages: shape-like arguments (shapes, axes, perms, begins and sizes,
+// paddings, split sizes, indices) are small device tensors read back with host_value /
+// host_vector. Then the data moves on the device:
+// - Copies of boxes (Transpose, Slice, StridedSlice(Grad), Split(V), Unpack, Concat,
+//   Pack, BroadcastTo) run one functor over the box's elements (BoxCopy) that maps a
+//   row-major index to a source and a destination offset through at most kMaxDims
+//   (dims, strides) pairs. Before launching, size-1 dims are dropped and dims that are
+//   contiguous on both sides merged, so most higher-rank copies fit too; a box still of
+//   more than kMaxDims dims is an UnimplementedError naming the op.
+// - Tile, Pad, GatherV2, OneHot and UnsortedSegmentSum compute each output element
+//   from its index (one thread per output element, no atomics: results are
+//   deterministic and equal to the CPU's, bit for bit).
+// - Data-movement kernels copy elements as unsigned integers of the element's size,
+//   so one instantiation serves every dtype of that size.
+//
+// The int32 "shape" ops (Shape, Size, Rank, InvertPermutation, ConcatOffset,
+// BroadcastGradientArgs) keep their values in host memory on a TensorFlow GPU
+// (HostMemory kernels): here they are computed on the host, from host copies of their
+// small inputs, and their results copied to the device (copy_to_device) so that every
+// output of this backend lives in device memory. Reshape, ExpandDims and Squeeze only
+// change dims: their output shares the input's device buffer.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "symflow/backend/thrust/kernel_util.cuh"
+#include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/logic_ops.hpp"
+#include "symflow/ops/math_ops.hpp"
+#include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/transform_ops.hpp"
+
+namespace symflow::thrust_backend {
+
+namespace array_kernels {
+
+namespace tr = symflow::detail::transform;
+using symflow::detail::is_number_v;
+using symflow::detail::unsupported_dtype;
+
+// The most dims a functor of this file carries (after merging, for box copies).
+inline constexpr int kMaxDims = 8;
+
+using Index = std::int64_t;
+using Counting = thrust::counting_iterator<Index>;
+
+// ---- device-safe helpers ------------------------------------------------------------
+
+// Integer arithmetic wraps (two's complement), as the CPU kernels' add_wrapping does.
+template <class T>
+SYMFLOW_HD T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+SYMFLOW_HD T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+  } else {
+    return a - b;
+  }
+}
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<U>{}) with the unsigned integer type of `elem` bytes.
+template <class F>
+void visit_bits(std::size_t elem, F&& f) {
+  switch (elem) {
+    case 1:
+      return f(TypeTag<std::uint8_t>{});
+    case 2:
+      return f(TypeTag<std::uint16_t>{});
+    case 4:
+      return f(TypeTag<std::uint32_t>{});
+    case 8:
+      return f(TypeTag<std::uint64_t>{});
+    default:
+      break;
+  }
+  throw InternalError("No element copy for elements of " + std::to_string(elem) + " bytes");
+}
+
+// ---- host helpers -----------------------------------------------------------------------
+
+// The elements of a small int32/int64 tensor (a shape, axes, indices) on the host;
+// a TypeError for other dtypes, as shape_argument words it.
+inline Dims host_ints(const Value& v) { return symflow::detail::shape_argument(host_value(v)); }
+
+// An int64 vector in device memory.
+inline Value device_int64(const std::vector<std::int64_t>& v) {
+  return copy_to_device(Value::from_vector(v, {static_cast<std::int64_t>(v.size())}));
+}
+
+// Input i of a value that is normally a device value; a host value (a variable
+// written by a CPU kernel) is copied over first.
+inline Value on_device(const Value& v) { return v.on_device() ? v : copy_to_device(v); }
+
+[[noreturn]] inline void too_many_dims(const KernelContext& ctx, std::string_view op,
+                                       std::size_t rank) {
+  throw UnimplementedError(std::string(op) + " on the GPU supports tensors of at most " +
+                               std::to_string(kMaxDims) + " dimensions, got " +
+                               std::to_string(rank),
+                           ctx.node_name());
+}
+
+// ---- box copies -------------------------------------------------------------------------
+
+// A box of `dims` elements read through (src strides, src offset) and written through
+// (dst strides, dst offset), in elements; strides may be negative or zero.
+struct Box {
+  int rank = 0;
+  Index dims[kMaxDims] = {};
+  Index src[kMaxDims] = {};
+  Index dst[kMaxDims] = {};
+  Index src_offset = 0;
+  Index dst_offset = 0;
+};
+
+template <class U>
+struct BoxCopy {
+  const U* in;
+  U* out;
+  Box b;
+  SYMFLOW_HD void operator()(Index i) const {
+    Index s = b.src_offset;
+    Index d = b.dst_offset;
+    for (int a = b.rank - 1; a >= 0; --a) {
+      const Index k = i % b.dims[a];
+      i /= b.dims[a];
+      s += k * b.src[a];
+      d += k * b.dst[a];
+    }
+    out[d] = in[s];
+  }
+};
+
+// Copies the box `dims` of `from` (through view s) into `to` (through view d), on the
+// device; the same copies as the CPU's copy_box.
+inline void copy_box(const KernelContext& ctx, std::string_view op, const Value& from,
+                     const tr::View& s, Value& to, const tr::View& d, const Dims& dims) {
+  const Index n = num_elements(dims);
+  if (n == 0) return;
+  // Drop size-1 dims, then merge neighbours that are contiguous on both sides.
+  Dims md, ms, mt;
+  for (std::size_t a = 0; a < dims.size(); ++a) {
+    if (dims[a] == 1) continue;
+    if (!md.empty() && ms.back() == s.strides[a] * dims[a] && mt.back() == d.strides[a] * dims[a]) {
+      md.back() *= dims[a];
+      ms.back() = s.strides[a];
+      mt.back() = d.strides[a];
+      continue;
+    }
+    md.push_back(dims[a]);
+    ms.push_back(s.strides[a]);
+    mt.push_back(d.strides[a]);
+  }
+  if (md.size() > static_cast<std::size_t>(kMaxDims)) too_many_dims(ctx, op, dims.size());
+  Box b;
+  b.rank = static_cast<int>(md.size());
+  for (std::size_t a = 0; a < md.size(); ++a) {
+    b.dims[a] = md[a];
+    b.src[a] = ms[a];
+    b.dst[a] = mt[a];
+  }
+  b.src_offset = s.offset;
+  b.dst_offset = d.offset;
+  const void* in = from.device_data_raw();
+  void* out = to.device_data_raw();
+  visit_bits(dtype_size(from.dtype()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    thrust::for_each(policy(), Counting(0), Counting(n),
+                     BoxCopy<U>{static_cast<const U*>(in), static_cast<U*>(out), b});
+  });
+}
+
+// The part [begin, begin + size) of x along `axis`, as a new device value.
+inline Value slice_along(const KernelContext& ctx, std::string_view op, const Value& x,
+                         std::size_t axis, Index begin, Index size) {
+  Dims dims = x.dims();
+  dims[axis] = size;
+  Value out = empty_device_value(x.dtype(), dims);
+  Dims strides = tr::row_major_strides(x.dims());
+  copy_box(ctx, op, x, {strides, begin * strides[axis]}, out, tr::contiguous(dims), dims);
+  return out;
+}
+
+// Each of `parts` (equal dims but for `axis`) side by side in `out`.
+inline void concat_into(const KernelContext& ctx, std::string_view op,
+                        const std::vector<const Value*>& parts, std::size_t axis, Value& out) {
+  Dims out_strides = tr::row_major_strides(out.dims());
+  Index at = 0;
+  for (const Value* p : parts) {
+    tr::View dst{out_strides, at * (out.dims().empty() ? 0 : out_strides[axis])};
+    copy_box(ctx, op, *p, tr::contiguous(p->dims()), out, dst, p->dims());
+    at += p->dims()[axis];
+  }
+}
+
+// ---- Reshape, Shape, Size, Rank, ExpandDims, Squeeze -----------------------------------
+
+inline void reshape_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  std::string error;
+  auto dims = symflow::detail::resolve_reshape(host_ints(ctx.input(1)), in.size(), error);
+  if (!dims) ctx.fail(error);
+  ctx.set_output(0, in.reshaped(*dims));  // the same device buffer
+}
+
+// Shape, Size and Rank read only dims: computed on the host (TensorFlow keeps these
+// int outputs in host memory on a GPU), then copied to the device.
+inline void shape_kernel(KernelContext& ctx) {
+  ctx.set_output(0, copy_to_device(symflow::detail::index_vector(ctx.input(0).dims(),
+                                                                 ctx.attr<DType>("out_type"))));
+}
+inline void size_kernel(KernelContext& ctx) {
+  const Index n = ctx.input(0).size();
+  ctx.set_output(0, copy_to_device(ctx.attr<DType>("out_type") == DType::int64
+                                       ? Value(n)
+                                       : Value(static_cast<std::int32_t>(n))));
+}
+inline void rank_kernel(KernelContext& ctx) {
+  ctx.set_output(0, copy_to_device(Value(static_cast<std::int32_t>(ctx.input(0).rank()))));
+}
+
+inline void expand_dims_kernel(KernelContext& ctx) {
+  Dims a = host_ints(ctx.input(1));
+  if (a.size() != 1)
+    ctx.fail("'dim' must be a tensor with a single value, got " + dims_to_string(a));
+  std::string error;
+  auto out = symflow::detail::expand_dims_of(ctx.input(0).dims(), a[0], error);
+  if (!out) ctx.fail(error);
+  ctx.set_output(0, ctx.input(0).reshaped(*out));
+}
+
+// Squeeze: the CPU kernel reads only dims and attrs, and reshapes (the buffer, and so
+// its memory space, is kept): it runs unchanged on device values.
+inline constexpr KernelFn squeeze_kernel = symflow::detail::kSqueezeOp.cpu_kernel;
+
+// ---- BroadcastTo, Tile --------------------------------------------------------------------
+
+inline void broadcast_to_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  Dims target = host_ints(ctx.input(1));
+  auto b = broadcast_dims(in.dims(), target);
+  if (!b || *b != target)
+    ctx.fail("Incompatible shapes: " + dims_to_string(in.dims()) + " vs. " +
+             dims_to_string(target));
+  Value& out = output(ctx, 0, in.dtype(), target);
+  // The input's dims aligned to the output's rank; a broadcast dim reads stride 0.
+  const std::size_t rank = target.size();
+  Dims id(rank, 1);
+  for (std::size_t k = 0; k < in.dims().size(); ++k) id[rank - in.dims().size() + k] = in.dims()[k];
+  Dims strides = tr::row_major_strides(id);
+  for (std::size_t a = 0; a < rank; ++a)
+    if (id[a] == 1) strides[a] = 0;
+  copy_box(ctx, "BroadcastTo", in, {strides, 0}, out, tr::contiguous(target), target);
+}
+
+template <class U>
+struct TileCopy {
+  const U* in;
+  U* out;
+  int rank;
+  Index out_dims[kMaxDims];
+  Index in_dims[kMaxDims];
+  Index in_strides[kMaxDims];
+  SYMFLOW_HD void operator()(Index o) const {
+    Index i = o;
+    Index s = 0;
+    for (int a = rank - 1; a >= 0; --a) {
+      const Index k = i % out_dims[a];
+      i /= out_dims[a];
+      s += (k % in_dims[a]) * in_strides[a];
+    }
+    out[o] = in[s];
+  }
+};
+
+inline void tile_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  Dims m = host_ints(ctx.input(1));
+  if (m.size() != in.dims().size())
+    ctx.fail("Expected multiples argument to be a vector of length " +
+             std::to_string(in.dims().size()) + " but got length " + std::to_string(m.size()));
+  Dims out_dims(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (m[i] < 0)
+      ctx.fail("Expected multiples[" + std::to_string(i) + "] >= 0, but got " +
+               std::to_string(m[i]));
+    out_dims[i] = in.dims()[i] * m[i];
+  }
+  Value& out = output(ctx, 0, in.dtype(), out_dims);
+  const Index n = out.size();
+  if (n == 0) return;
+  // Dims tiled once with size 1 in and out change nothing: leave them out.
+  Dims in_strides = tr::row_major_strides(in.dims());
+  std::vector<std::size_t> keep;
+  for (std::size_t a = 0; a < out_dims.size(); ++a)
+    if (out_dims[a] != 1) keep.push_back(a);
+  if (keep.size() > static_cast<std::size_t>(kMaxDims)) too_many_dims(ctx, "Tile", out_dims.size());
+  const void* src = in.device_data_raw();
+  void* dst = out.device_data_raw();
+  visit_bits(dtype_size(in.dtype()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    TileCopy<U> f{static_cast<const U*>(src),
+                  static_cast<U*>(dst),
+                  static_cast<int>(keep.size()),
+                  {},
+                  {},
+                  {}};
+    for (std::size_t k = 0; k < keep.size(); ++k) {
+      f.out_dims[k] = out_dims[keep[k]];
+      f.in_dims[k] = in.dims()[keep[k]];
+      f.in_strides[k] = in_strides[keep[k]];
+    }
+    thrust::for_each(policy(), Counting(0), Counting(n), f);
+  });
+}
+
+// ---- Transpose, InvertPermutation ---------------------------------------------------------
+
+inline void transpose_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const Value& p = ctx.input(1);
+  if (p.rank() != 1) ctx.fail("perm must be a vector, not " + dims_to_string(p.dims()));
+  Dims perm = host_ints(p);
+  auto rank = static_cast<Index>(x.rank());
+  if (static_cast<Index>(perm.size()) != rank)
+    ctx.fail("transpose expects a vector of size " + tr::str(rank) +
+             ". But input(1) is a vector of size " + tr::str(static_cast<Index>(perm.size())));
+  std::vector<bool> seen(perm.size(), false);
+  Dims out_dims;
+  Dims in_strides = tr::row_major_strides(x.dims());
+  tr::View src{{}, 0};
+  for (auto d : perm) {
+    if (d < 0 || d >= rank) ctx.fail(tr::str(d) + " is out of range [0 .. " + tr::str(rank) + ")");
+    seen[static_cast<std::size_t>(d)] = true;
+    out_dims.push_back(x.dims()[static_cast<std::size_t>(d)]);
+    src.strides.push_back(in_strides[static_cast<std::size_t>(d)]);
+  }
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    if (seen[i]) continue;
+    std::string list;
+    for (std::size_t j = 0; j < perm.size(); ++j) list += (j ? "," : "") + tr::str(perm[j]);
+    ctx.fail(tr::str(static_cast<Index>(i)) + " is missing from {" + list + "}.");
+  }
+  Value& out = output(ctx, 0, x.dtype(), out_dims);
+  copy_box(ctx, "Transpose", x, src, out, tr::contiguous(out_dims), out_dims);
+}
+
+// Host-computed (a HostMemory kernel in TensorFlow), copied to the device.
+inline void invert_permutation_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  if (x.rank() != 1) ctx.fail("invert_permutation expects a 1D vector.");
+  Dims perm = host_ints(x);
+  auto n = static_cast<Index>(perm.size());
+  Dims inverse(perm.size(), -1);
+  for (Index i = 0; i < n; ++i) {
+    Index d = perm[static_cast<std::size_t>(i)];
+    if (d < 0 || d >= n) ctx.fail(tr::str(d) + " is not between 0 and " + tr::str(n));
+    if (inverse[static_cast<std::size_t>(d)] != -1)
+      ctx.fail(tr::str(d) + " is duplicated in the input.");
+    inverse[static_cast<std::size_t>(d)] = i;
+  }
+  ctx.set_output(0,
+                 copy_to_device(x.dtype() == DType::int32 ? symflow::detail::int32_vector(inverse)
+                                                          : Value::from_vector(inverse, x.dims())));
+}
+
+// ---- ConcatV2, ConcatOffset -----------------------------------------------------------------
+
+inline void concat_kernel(KernelContext& ctx) {
+  std::size_t n = ctx.num_inputs() - 1;
+  const Value& first = ctx.input(0);
+  Index rank = first.rank();
+  Index axis = tr::scalar_index(host_value(ctx.input(n)));
+  if (axis < -rank || axis >= rank)
+    ctx.fail("ConcatOp : Expected concatenating dimensions in the range [" + tr::str(-rank) + ", " +
+             tr::str(rank) + "), but got " + tr::str(axis));
+  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  Dims out_dims = first.dims();
+  out_dims[a] = 0;
+  std::vector<const Value*> parts;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Value& v = ctx.input(i);
+    std::string shapes = "shape[0] = " + dims_to_string(first.dims()) + " vs. shape[" +
+                         tr::str(static_cast<Index>(i)) + "] = " + dims_to_string(v.dims());
+    if (v.rank() != first.rank())
+      ctx.fail("ConcatOp : Ranks of all input tensors should match: " + shapes);
+    for (std::size_t d = 0; d < v.dims().size(); ++d)
+      if (d != a && v.dims()[d] != first.dims()[d])
+        ctx.fail("ConcatOp : Dimension " + tr::str(static_cast<Index>(d)) +
+                 " in both shapes must be equal: " + shapes);
+    out_dims[a] += v.dims()[a];
+    parts.push_back(&v);
+  }
+  Value& out = output(ctx, 0, first.dtype(), out_dims);
+  concat_into(ctx, "ConcatV2", parts, a, out);
+}
+
+// Host-computed (a HostMemory kernel in TensorFlow), copied to the device.
+inline void concat_offset_kernel(KernelContext& ctx) {
+  std::size_t n = ctx.num_inputs() - 1;
+  Dims first = host_ints(ctx.input(1));
+  auto rank = static_cast<Index>(first.size());
+  Index axis = tr::scalar_index(host_value(ctx.input(0)));
+  if (axis < -rank || axis >= rank)
+    ctx.fail("Concat dim is out of range: " + tr::str(axis) + " vs. " + tr::str(rank));
+  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  Index at = 0;
+  std::vector<Value> offsets;
+  for (std::size_t i = 0; i < n; ++i) {
+    Dims s = host_ints(ctx.input(i + 1));
+    if (s.size() != first.size())
+      ctx.fail("input " + tr::str(static_cast<Index>(i)) + " should contain " + tr::str(rank) +
+               " elements, but got " + tr::str(static_cast<Index>(s.size())));
+    for (std::size_t d = 0; d < s.size(); ++d)
+      if (d != a && s[d] != first[d])
+        ctx.fail("All dimensions except " + tr::str(axis) + " must match. Input " +
+                 tr::str(static_cast<Index>(i)) + " has shape " + dims_to_string(s) +
+                 " and doesn't match input 0 with shape " + dims_to_string(first) + ".");
+    Dims offset(s.size(), 0);
+    offset[a] = at;
+    at += s[a];
+    offsets.push_back(symflow::detail::int32_vector(offset));
+  }
+  for (std::size_t i = 0; i < n; ++i) ctx.set_output(i, copy_to_device(offsets[i]));
+}
+
+// ---- Pack, Unpack ---------------------------------------------------------------------------
+
+inline void pack_kernel(KernelContext& ctx) {
+  const Value& first = ctx.input(0);
+  auto rank = static_cast<Index>(first.rank());
+  Index axis = ctx.attr<std::int64_t>("axis");
+  if (axis < -(rank + 1) || axis > rank)
+    ctx.fail("axis = " + tr::str(axis) + " not in [" + tr::str(-(rank + 1)) + ", " +
+             tr::str(rank + 1) + ")");
+  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank + 1 : axis);
+  // Each value becomes a slab of size 1 along the new axis.
+  Dims slab = first.dims();
+  slab.insert(slab.begin() + static_cast<std::ptrdiff_t>(a), 1);
+  std::vector<Value> parts;
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const Value& v = ctx.input(i);
+    if (v.dims() != first.dims())
+      ctx.fail(
+          "Shapes of all inputs must match: values[0].shape = " + dims_to_string(first.dims()) +
+          " != values[" + tr::str(static_cast<Index>(i)) + "].shape = " + dims_to_string(v.dims()));
+    parts.push_back(v.reshaped(slab));
+  }
+  std::vector<const Value*> ptrs;
+  for (const Value& p : parts) ptrs.push_back(&p);
+  Dims out_dims = slab;
+  out_dims[a] = static_cast<Index>(ctx.num_inputs());
+  Value& out = output(ctx, 0, first.dtype(), out_dims);
+  concat_into(ctx, "Pack", ptrs, a, out);
+}
+
+inline void unpack_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  auto num = ctx.attr<std::int64_t>("num");
+  auto rank = static_cast<Index>(x.rank());
+  Index axis = ctx.attr<std::int64_t>("axis");
+  if (axis < -rank || axis >= rank)
+    ctx.fail("axis = " + tr::str(axis) + " not in [" + tr::str(-rank) + ", " + tr::str(rank) + ")");
+  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  if (rank == 0 || x.dims()[a] != num)
+    ctx.fail("Input shape axis " + tr::str(axis) + " must equal " + tr::str(num) + ", got shape " +
+             dims_to_string(x.dims()));
+  Dims out_dims = x.dims();
+  out_dims.erase(out_dims.begin() + static_cast<std::ptrdiff_t>(a));
+  for (Index i = 0; i < num; ++i)
+    ctx.set_output(static_cast<std::size_t>(i),
+                   slice_along(ctx, "Unpack", x, a, i, 1).reshaped(out_dims));
+}
+
+// ---- Split, SplitV ----------------------------------------------------------------------------
+
+inline void split_pieces(KernelContext& ctx, std::string_view op, const Value& x, std::size_t axis,
+                         const Dims& sizes) {
+  Index at = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    ctx.set_output(i, slice_along(ctx, op, x, axis, at, sizes[i]));
+    at += sizes[i];
+  }
+}
+
+inline void split_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(1);
+  Index axis_in = tr::scalar_index(host_value(ctx.input(0)));
+  std::size_t axis = tr::runtime_split_axis(ctx, x, axis_in);
+  auto n = ctx.attr<std::int64_t>("num_split");
+  Index size = x.dims()[axis];
+  if (size % n != 0)
+    ctx.fail(
+        "Number of ways to split should evenly divide the split dimension, but got split_dim " +
+        tr::str(axis_in) + " (size = " + tr::str(size) + ") and num_split " + tr::str(n));
+  split_pieces(ctx, "Split", x, axis, Dims(static_cast<std::size_t>(n), size / n));
+}
+
+inline void split_v_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const Value& s = ctx.input(1);
+  auto n = ctx.attr<std::int64_t>("num_split");
+  if (s.rank() != 1 || s.size() != n)
+    ctx.fail("size of the split_tensor must be 1-D and have the same elements as outputs got " +
+             tr::str(s.rank()) + " -D and " + tr::str(s.size()) + " elements");
+  std::size_t axis = tr::runtime_split_axis(ctx, x, tr::scalar_index(host_value(ctx.input(2))));
+  Dims sizes = host_ints(s);
+  Index total = x.dims()[axis];
+  int neg_one = -1;
+  Index determined = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (neg_one >= 0) ctx.fail("There can only be one -1 in the input.");
+      neg_one = static_cast<int>(i);
+    } else {
+      determined += sizes[i];
+    }
+  }
+  if (!((neg_one < 0 && determined == total) || (neg_one >= 0 && determined <= total)))
+    ctx.fail(
+        "Determined shape must either match input shape along split_dim exactly if fully "
+        "specified, or be less than the size of the input along split_dim if not fully "
+        "specified.  Got: " +
+        tr::str(determined));
+  if (neg_one >= 0) sizes[static_cast<std::size_t>(neg_one)] = total - determined;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] < 0)
+      ctx.fail("Split size at index " + tr::str(static_cast<Index>(i)) +
+               " must be >= 0. Got: " + tr::str(sizes[i]));
+  split_pieces(ctx, "SplitV", x, axis, sizes);
+}
+
+// ---- Slice, StridedSlice, StridedSliceGrad -------------------------------------------------
+
+inline void slice_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const Value& bv = ctx.input(1);
+  const Value& sv = ctx.input(2);
+  auto rank = static_cast<Index>(x.rank());
+  if (bv.rank() != 1 || sv.rank() != 1 || bv.size() != rank || sv.size() != rank)
+    ctx.fail("Expected begin and size arguments to be 1-D tensors of size " + tr::str(rank) +
+             ", but got shapes " + dims_to_string(bv.dims()) + " and " + dims_to_string(sv.dims()) +
+             " instead.");
+  Dims begin = host_ints(bv), size = host_ints(sv);
+  Dims strides = tr::row_major_strides(x.dims());
+  tr::View src{strides, 0};
+  for (std::size_t i = 0; i < begin.size(); ++i) {
+    Index dim = x.dims()[i], b = begin[i];
+    Index& s = size[i];
+    if (s == -1) s = dim - b;
+    std::string k = tr::str(static_cast<Index>(i));
+    if (dim == 0) {
+      if (b != 0 || s != 0)
+        ctx.fail("Expected begin[" + k + "] == 0 (got " + tr::str(b) + ") and size[" + k +
+                 "] == 0 (got " + tr::str(s) + ") when input.dim_size(" + k + ") == 0");
+    } else {
+      if (b < 0 || b > dim)
+        ctx.fail("Expected begin[" + k + "] in [0, " + tr::str(dim) + "], but got " + tr::str(b));
+      if (s < 0 || b + s > dim)
+        ctx.fail("Expected size[" + k + "] in [0, " + tr::str(dim - b) + "], but got " +
+                 tr::str(s));
+    }
+    src.offset += b * strides[i];
+  }
+  Value& out = output(ctx, 0, x.dtype(), size);
+  copy_box(ctx, "Slice", x, src, out, tr::contiguous(size), size);
+}
+
+inline void strided_slice_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  tr::StridedSliceSpec spec =
+      tr::runtime_strided_slice(ctx, x.dims(), host_value(ctx.input(1)), host_value(ctx.input(2)),
+                                host_value(ctx.input(3)), tr::strided_slice_attrs(ctx));
+  Value& out = output(ctx, 0, x.dtype(), spec.final_shape);
+  copy_box(ctx, "StridedSlice", x, tr::strided_view(spec, x.dims()), out,
+           tr::contiguous(spec.processing), spec.processing);
+}
+
+inline void strided_slice_grad_kernel(KernelContext& ctx) {
+  Dims shape = host_ints(ctx.input(0));
+  const Value& dy = ctx.input(4);
+  tr::StridedSliceSpec spec =
+      tr::runtime_strided_slice(ctx, shape, host_value(ctx.input(1)), host_value(ctx.input(2)),
+                                host_value(ctx.input(3)), tr::strided_slice_attrs(ctx));
+  if (dy.dims() != spec.final_shape)
+    ctx.fail("shape of dy was " + dims_to_string(dy.dims()) + " instead of " +
+             dims_to_string(spec.final_shape));
+  ctx.set_output(0, zeroed_device_value(dy.dtype(), shape));
+  // Every element the slice read is written once: the strides are non-zero.
+  copy_box(ctx, "StridedSliceGrad", dy, tr::contiguous(spec.processing), ctx.output(0),
+           tr::strided_view(spec, shape), spec.processing);
+}
+
+// ---- GatherV2, UnsortedSegmentSum ---------------------------------------------------------
+
+// params as [outer, limit, inner] -> out as [outer, n, inner]
+template <class U, class I>
+struct GatherRows {
+  const U* params;
+  const I* indices;
+  U* out;
+  Index n, limit, inner;
+  SYMFLOW_HD void operator()(Index o) const {
+    const Index k = o % inner;
+    const Index t = o / inner;
+    const Index j = t % n;
+    const Index outer = t / n;
+    out[o] = params[(outer * limit + static_cast<Index>(indices[j])) * inner + k];
+  }
+};
+
+inline void gather_kernel(KernelContext& ctx) {
+  const Value& params = ctx.input(0);
+  const Value& indices = ctx.input(1);
+  auto rank = static_cast<Index>(params.rank());
+  Index axis = tr::scalar_index(host_value(ctx.input(2)));
+  if (rank == 0) ctx.fail("params must be at least 1 dimensional");
+  if (axis < -rank || axis >= rank)
+    ctx.fail("Expected axis in the range [" + tr::str(-rank) + ", " + tr::str(rank) +
+             "), but got " + tr::str(axis));
+  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
+  Dims idx = host_ints(indices);  // checked on the host before the gather runs
+  Index limit = params.dims()[a];
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    if (idx[i] < 0 || idx[i] >= limit)
+      ctx.fail("indices" + tr::index_string(indices.dims(), static_cast<Index>(i)) + " = " +
+               tr::str(idx[i]) + " is not in [0, " + tr::str(limit) + ")");
+  Dims out_dims(params.dims().begin(), params.dims().begin() + static_cast<std::ptrdiff_t>(a));
+  out_dims.insert(out_dims.end(), indices.dims().begin(), indices.dims().end());
+  out_dims.insert(out_dims.end(), params.dims().begin() + static_cast<std::ptrdiff_t>(a) + 1,
+                  params.dims().end());
+  Value& out = output(ctx, 0, params.dtype(), out_dims);
+  const Index total = out.size();
+  if (total == 0) return;
+  Index inner = 1;
+  for (std::size_t i = a + 1; i < params.dims().size(); ++i) inner *= params.dims()[i];
+  const auto n = static_cast<Index>(idx.size());
+  const void* src = params.device_data_raw();
+  void* dst = out.device_data_raw();
+  const void* ids = indices.device_data_raw();
+  visit_bits(dtype_size(params.dtype()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    if (indices.dtype() == DType::int64) {
+      thrust::for_each(policy(), Counting(0), Counting(total),
+                       GatherRows<U, std::int64_t>{static_cast<const U*>(src),
+                                                   static_cast<const std::int64_t*>(ids),
+                                                   static_cast<U*>(dst), n, limit, inner});
+    } else {
+      thrust::for_each(policy(), Counting(0), Counting(total),
+                       GatherRows<U, std::int32_t>{static_cast<const U*>(src),
+                                                   static_cast<const std::int32_t*>(ids),
+                                                   static_cast<U*>(dst), n, limit, inner});
+    }
+  });
+}
+
+// Output row s is the sum of the data rows rows[offsets[s]], ..., rows[offsets[s+1]-1],
+// added in ascending row order from zero: the CPU kernel's order, so the sums are equal
+// bit for bit.
+template <class T>
+struct SegmentSum {
+  const T* data;
+  const Index* offsets;
+  const Index* rows;
+  T* out;
+  Index inner;
+  SYMFLOW_HD void operator()(Index o) const {
+    const Index s = o / inner;
+    const Index k = o % inner;
+    T acc = T(0);
+    for (Index q = offsets[s]; q < offsets[s + 1]; ++q)
+      acc = wrap_add(acc, data[rows[q] * inner + k]);
+    out[o] = acc;
+  }
+};
+
+inline void unsorted_segment_sum_kernel(KernelContext& ctx) {
+  const Value& data = ctx.input(0);
+  const Value& ids_value = ctx.input(1);
+  Index segments = tr::scalar_index(host_value(ctx.input(2)));
+  if (segments < 0)
+    ctx.fail("Input num_segments == " + tr::str(segments) + " must not be negative.");
+  const Dims& id_dims = ids_value.dims();
+  if (id_dims.size() > data.dims().size() ||
+      !std::equal(id_dims.begin(), id_dims.end(), data.dims().begin()))
+    ctx.fail("data.shape = " + dims_to_string(data.dims()) +
+             " does not start with segment_ids.shape = " + dims_to_string(id_dims));
+  Dims ids = host_ints(ids_value);
+  Dims out_dims{segments};
+  out_dims.insert(out_dims.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(id_dims.size()),
+                  data.dims().end());
+  Index inner = 1;
+  for (std::size_t i = id_dims.size(); i < data.dims().size(); ++i) inner *= data.dims()[i];
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] >= segments)
+      ctx.fail("segment_ids" + tr::index_string(id_dims, static_cast<Index>(i)) + " = " +
+               tr::str(ids[i]) + " is out of range [0, " + tr::str(segments) + ")");
+  visit_dtype(data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_number_v<T>) {
+      Value& out = output(ctx, 0, data.dtype(), out_dims);
+      const Index total = out.size();
+      if (total == 0) return;
+      // The rows of each segment, in ascending order (a counting sort on the host);
+      // negative ids are dropped, as TensorFlow does.
+      std::vector<Index> offsets(static_cast<std::size_t>(segments) + 1, 0);
+      for (Index id : ids)
+        if (id >= 0) ++offsets[static_cast<std::size_t>(id) + 1];
+      for (std::size_t s = 0; s < static_cast<std::size_t>(segments); ++s)
+        offsets[s + 1] += offsets[s];
+      std::vector<Index> rows(static_cast<std::size_t>(offsets.back()));
+      std::vector<Index> next(offsets.begin(), offsets.end() - 1);
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] >= 0)
+          rows[static_cast<std::size_t>(next[static_cast<std::size_t>(ids[i])]++)] =
+              static_cast<Index>(i);
+      Value d_offsets = device_int64(offsets);
+      Value d_rows = device_int64(rows);
+      thrust::for_each(policy(), Counting(0), Counting(total),
+                       SegmentSum<T>{data.device_data<T>(), d_offsets.device_data<Index>(),
+                                     d_rows.device_data<Index>(), out.device_data<T>(), inner});
+    } else {
+      unsupported_dtype(ctx, data.dtype());
+    }
+  });
+}
+
+// ---- Pad, PadV2 ---------------------------------------------------------------------------
+
+// Each output element: the input element it covers, or the constant (zero without one).
+template <class U>
+struct PadGather {
+  const U* in;
+  U* out;
+  const U* constant;  // null: zero
+  int rank;
+  Index out_dims[kMaxDims];
+  Index in_dims[kMaxDims];
+  Index before[kMaxDims];
+  SYMFLOW_HD void operator()(Index o) const {
+    Index i = o;
+    Index s = 0;
+    Index stride = 1;
+    bool inside = true;
+    for (int a = rank - 1; a >= 0; --a) {
+      const Index q = i % out_dims[a] - before[a];
+      i /= out_dims[a];
+      if (q < 0 || q >= in_dims[a]) inside = false;
+      s += q * stride;
+      stride *= in_dims[a];
+    }
+    out[o] = inside ? in[s] : (constant ? *constant : U(0));
+  }
+};
+
+inline void pad_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const Value& p = ctx.input(1);
+  auto rank = static_cast<Index>(x.rank());
+  if (p.rank() != 2 || p.dims()[1] != 2)
+    ctx.fail("paddings must be a matrix with 2 columns: " + dims_to_string(p.dims()));
+  if (p.dims()[0] != rank)
+    ctx.fail("The first dimension of paddings must be the rank of inputs" +
+             dims_to_string(p.dims()) + " " + dims_to_string(x.dims()));
+  Dims pads = host_ints(p);
+  Dims out_dims;
+  for (std::size_t i = 0; i < x.dims().size(); ++i) {
+    Index before = pads[2 * i], after = pads[2 * i + 1];
+    if (before < 0 || after < 0)
+      ctx.fail("Paddings must be non-negative: " + tr::str(before) + " " + tr::str(after));
+    out_dims.push_back(x.dims()[i] + before + after);
+  }
+  const void* constant = nullptr;
+  if (ctx.num_inputs() == 3) {
+    const Value& v = ctx.input(2);
+    if (v.rank() != 0)
+      ctx.fail("constant_values must be a scalar. Got: " + dims_to_string(v.dims()));
+    constant = v.device_data_raw();
+  }
+  Value& out = output(ctx, 0, x.dtype(), out_dims);
+  const Index n = out.size();
+  if (n == 0) return;
+  // Dims of size 1 in and out (no padding) change nothing: leave them out.
+  std::vector<std::size_t> keep;
+  for (std::size_t a = 0; a < out_dims.size(); ++a)
+    if (out_dims[a] != 1 || x.dims()[a] != 1) keep.push_back(a);
+  if (keep.size() > static_cast<std::size_t>(kMaxDims))
+    too_many_dims(ctx, ctx.num_inputs() == 3 ? "PadV2" : "Pad", out_dims.size());
+  const void* src = x.device_data_raw();
+  void* dst = out.device_data_raw();
+  visit_bits(dtype_size(x.dtype()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    PadGather<U> f{static_cast<const U*>(src),
+                   static_cast<U*>(dst),
+                   static_cast<const U*>(constant),
+                   static_cast<int>(keep.size()),
+                   {},
+                   {},
+                   {}};
+    for (std::size_t k = 0; k < keep.size(); ++k) {
+      f.out_dims[k] = out_dims[keep[k]];
+      f.in_dims[k] = x.dims()[keep[k]];
+      f.before[k] = pads[2 * keep[k]];
+    }
+    thrust::for_each(policy(), Counting(0), Counting(n), f);
+  });
+}
+
+// ---- OneHot -------------------------------------------------------------------------------
+
+// indices as [prefix, suffix]; out as [prefix, depth, suffix]. An index out of
+// [0, depth) matches no position: its row is all off_value.
+template <class U, class I>
+struct OneHotFill {
+  const I* indices;
+  const U* on;
+  const U* off;
+  U* out;
+  Index depth, suffix;
+  SYMFLOW_HD void operator()(Index o) const {
+    const Index s = o % suffix;
+    const Index t = o / suffix;
+    const Index d = t % depth;
+    const Index p = t / depth;
+    out[o] = static_cast<Index>(indices[p * suffix + s]) == d ? *on : *off;
+  }
+};
+
+inline void one_hot_kernel(KernelContext& ctx) {
+  const Value& indices = ctx.input(0);
+  Index depth = tr::scalar_index(host_value(ctx.input(1)));
+  const Value& on = ctx.input(2);
+  const Value& off = ctx.input(3);
+  auto rank = static_cast<Index>(indices.rank());
+  Index axis = ctx.attr<std::int64_t>("axis");
+  if (axis != -1 && (axis < 0 || axis > rank))
+    ctx.fail("Expected axis to be -1 or between [0, " + tr::str(rank + 1) +
+             ").  But received: " + tr::str(axis));
+  if (depth < 0) ctx.fail("depth must be non-negative, got: " + tr::str(depth));
+  if (on.rank() != 0) ctx.fail("on_value must be a scalar, but got: " + dims_to_string(on.dims()));
+  if (off.rank() != 0)
+    ctx.fail("off_value must be a scalar, but got: " + dims_to_string(off.dims()));
+  if (on.dtype() != off.dtype())
+    throw TypeError("Value holds " + std::string(dtype_name(off.dtype())) + ", not " +
+                    std::string(dtype_name(on.dtype())));
+  const DType index_type = indices.dtype();
+  if (index_type != DType::uint8 && !symflow::detail::is_index_dtype(index_type))
+    throw TypeError("A shape argument must be int32 or int64, got " +
+                    std::string(dtype_name(index_type)));
+  auto a = static_cast<std::size_t>(axis == -1 ? rank : axis);
+  Dims out_dims = indices.dims();
+  out_dims.insert(out_dims.begin() + static_cast<std::ptrdiff_t>(a), depth);
+  Value& out = output(ctx, 0, on.dtype(), out_dims);
+  const Index n = out.size();
+  if (n == 0) return;
+  Index suffix = 1;
+  for (std::size_t i = a; i < indices.dims().size(); ++i) suffix *= indices.dims()[i];
+  const void* ids = indices.device_data_raw();
+  const void* on_p = on.device_data_raw();
+  const void* off_p = off.device_data_raw();
+  void* dst = out.device_data_raw();
+  visit_bits(dtype_size(on.dtype()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    auto launch = [&](auto index_tag) {
+      using I = typename decltype(index_tag)::type;
+      thrust::for_each(
+          policy(), Counting(0), Counting(n),
+          OneHotFill<U, I>{static_cast<const I*>(ids), static_cast<const U*>(on_p),
+                           static_cast<const U*>(off_p), static_cast<U*>(dst), depth, suffix});
+    };
+    if (index_type == DType::uint8)
+      launch(TypeTag<std::uint8_t>{});
+    else if (index_type == DType::int32)
+      launch(TypeTag<std::int32_t>{});
+    else
+      launch(TypeTag<std::int64_t>{});
+  });
+}
+
+// ---- Range --------------------------------------------------------------------------------
+
+// Integers: start + i * delta in wrapping arithmetic, which equals the CPU's wrapping
+// accumulation exactly.
+template <class T>
+struct RangeIntegers {
+  T start, delta;
+  T* out;
+  SYMFLOW_HD void operator()(Index i) const {
+    using U = std::make_unsigned_t<T>;
+    out[i] = static_cast<T>(static_cast<U>(
+        static_cast<U>(start) + static_cast<U>(static_cast<U>(i) * static_cast<U>(delta))));
+  }
+};
+
+// Floats: accumulated one step at a time, as TensorFlow's (CPU and, in 1.x, host-memory
+// GPU) kernels do, so the roundings are the CPU's (0.3 * 3 is 0.90000004f); one device
+// thread walks the range, which Range's small sizes afford.
+template <class T>
+struct RangeAccumulated {
+  T start, delta;
+  T* out;
+  Index n;
+  SYMFLOW_HD void operator()(Index) const {
+    T v = start;
+    for (Index i = 0; i < n; ++i) {
+      out[i] = v;
+      v = v + delta;
+    }
+  }
+};
+
+inline void range_kernel(KernelContext& ctx) {
+  for (std::size_t i = 0; i < 3; ++i)
+    if (ctx.input(i).size() != 1)
+      ctx.fail(std::string(i == 0   ? "start"
+                           : i == 1 ? "limit"
+                                    : "delta") +
+               " must be a scalar, not shape " + dims_to_string(ctx.input(i).dims()));
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>) {
+      unsupported_dtype(ctx, ctx.input(0).dtype());
+    } else {
+      T start = host_vector<T>(ctx.input(0))[0], limit = host_vector<T>(ctx.input(1))[0];
+      T delta = host_vector<T>(ctx.input(2))[0];
+      std::string error;
+      auto n = tr::range_size<T>(start, limit, delta, error);
+      if (!n) ctx.fail(error);
+      Value& out = output(ctx, 0, dtype_v<T>, {*n});
+      if (*n == 0) return;
+      if constexpr (std::is_integral_v<T>) {
+        thrust::for_each(policy(), Counting(0), Counting(*n),
+                         RangeIntegers<T>{start, delta, out.device_data<T>()});
+      } else {
+        thrust::for_each(policy(), Counting(0), Counting(1),
+                         RangeAccumulated<T>{start, delta, out.device_data<T>(), *n});
+      }
+    }
+  });
+}
+
+// ---- Where --------------------------------------------------------------------------------
+
+template <class T>
+struct NonZero {
+  SYMFLOW_HD bool operator()(T x) const { return x != T(0); }
+};
+
+// Row h of the output: the coordinates of flat position hits[h].
+struct WhereCoords {
+  const Index* hits;
+  Index* out;
+  int rank;
+  Index dims[kMaxDims];
+  Index strides[kMaxDims];
+  SYMFLOW_HD void operator()(Index e) const {
+    const Index h = e / rank;
+    const int a = static_cast<int>(e % rank);
+    out[e] = (hits[h] / strides[a]) % dims[a];
+  }
+};
+
+template <class T>
+void where_on_device(KernelContext& ctx, const Value& cond) {
+  const Dims& d = cond.dims();
+  const Index n = cond.size();
+  thrust::device_ptr<const T> x = in<T>(ctx, 0);
+  const Index count =
+      n == 0 ? 0 : static_cast<Index>(thrust::count_if(policy(), x, x + n, NonZero<T>{}));
+  const auto rank = static_cast<Index>(d.size());
+  Value& out = output(ctx, 0, DType::int64, {count, rank});
+  if (count == 0) return;
+  // The flat positions of the hits, in ascending (row-major) order: copy_if is stable.
+  Value hits = empty_device_value(DType::int64, {count});
+  thrust::copy_if(policy(), Counting(0), Counting(n), x,
+                  thrust::device_pointer_cast(hits.device_data<Index>()), NonZero<T>{});
+  Dims strides = tr::row_major_strides(d);
+  WhereCoords f{
+      hits.device_data<Index>(), out.device_data<Index>(), static_cast<int>(rank), {}, {}};
+  for (std::size_t a = 0; a < d.size(); ++a) {
+    f.dims[a] = d[a];
+    f.strides[a] = strides[a];
+  }
+  thrust::for_each(policy(), Counting(0), Counting(count * rank), f);
+}
+
+inline void where_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  const Dims& d = in.dims();
+  if (d.empty()) ctx.fail("WhereOp : Unhandled input dimensions: 0");
+  if (d.size() > static_cast<std::size_t>(kMaxDims)) too_many_dims(ctx, "Where", d.size());
+  visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    where_on_device<T>(ctx, in);
+  });
+}
+
+// ---- BroadcastGradientArgs ------------------------------------------------------------------
+
+// Host-computed (a HostMemory kernel in TensorFlow), copied to the device.
+inline void broadcast_gradient_args_kernel(KernelContext& ctx) {
+  Dims s0 = host_ints(ctx.input(0)), s1 = host_ints(ctx.input(1));
+  auto axes = symflow::detail::broadcast_gradient_axes(s0, s1);
+  if (!axes) ctx.fail("Incompatible shapes: " + dims_to_string(s0) + " vs. " + dims_to_string(s1));
+  const DType dtype = ctx.input(0).dtype();
+  ctx.set_output(0, copy_to_device(symflow::detail::index_vector(axes->first, dtype)));
+  ctx.set_output(1, copy_to_device(symflow::detail::index_vector(axes->second, dtype)));
+}
+
+}  // namespace array_kernels
+
+inline constexpr std::array<KernelEntry, 27> kArrayKernels{{
+    {"Reshape", array_kernels::reshape_kernel},
+    {"Shape", array_kernels::shape_kernel},
+    {"Size", array_kernels::size_kernel},
+    {"Rank", array_kernels::rank_kernel},
+    {"ExpandDims", array_kernels::expand_dims_kernel},
+    {"Squeeze", array_kernels::squeeze_kernel},
+    {"BroadcastTo", array_kernels::broadcast_to_kernel},
+    {"Tile", array_kernels::tile_kernel},
+    {"Transpose", array_kernels::transpose_kernel},
+    {"InvertPermutation", array_kernels::invert_permutation_kernel},
+    {"ConcatV2", array_kernels::concat_kernel},
+    {"ConcatOffset", array_kernels::concat_offset_kernel},
+    {"Pack", array_kernels::pack_kernel},
+    {"Unpack", array_kernels::unpack_kernel},
+    {"Split", array_kernels::split_kernel},
+    {"SplitV", array_kernels::split_v_kernel},
+    {"Slice", array_kernels::slice_kernel},
+    {"StridedSlice", array_kernels::strided_slice_kernel},
+    {"StridedSliceGrad", array_kernels::strided_slice_grad_kernel},
+    {"GatherV2", array_kernels::gather_kernel},
+    {"UnsortedSegmentSum", array_kernels::unsorted_segment_sum_kernel},
+    {"Pad", array_kernels::pad_kernel},
+    {"PadV2", array_kernels::pad_kernel},
+    {"OneHot", array_kernels::one_hot_kernel},
+    {"Range", array_kernels::range_kernel},
+    {"Where", array_kernels::where_kernel},
+    {"BroadcastGradientArgs", array_kernels::broadcast_gradient_args_kernel},
+}};
+
+}  // namespace symflow::thrust_backend

@@ -1,0 +1,493 @@
+#pragma once
+// Thrust kernels: elementwise ops. Arithmetic (Add ... SquaredDifference, with NumPy
+// broadcasting), unary math, activations and their "XxxGrad" ops, comparisons, logical
+// ops, Select, Cast, AddN, ZerosLike, OnesLike and Fill.
+//
+// Every element goes through the very functor the CPU kernel calls (ops/*.hpp, marked
+// SYMFLOW_HD), so results are the CPU's formulas; the checks before a launch (shapes,
+// dtypes, integer division by zero) are the CPU kernel's, with its messages. An op whose
+// CPU kernel uses a lambda (LogicalNot, LeakyRelu, LeakyReluGrad) has a functor here with
+// the same formula.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "symflow/backend/thrust/broadcast.cuh"
+#include "symflow/backend/thrust/kernel_util.cuh"
+#include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/logic_ops.hpp"
+#include "symflow/ops/math_ops.hpp"
+#include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/shape_ops.hpp"
+
+namespace symflow::thrust_backend {
+
+namespace elementwise_kernels {
+
+namespace sd = symflow::detail;
+
+// ---- per-element functors (device code) ----------------------------------------------
+
+template <class F, class T, class R>
+struct UnaryMap {
+  F f;
+  const T* x;
+  R* y;
+  SYMFLOW_HD void operator()(std::int64_t i) const { y[i] = f(x[i]); }
+};
+
+// Both operands have the output's layout.
+template <class F, class T, class R>
+struct SameShapeMap {
+  F f;
+  const T* x;
+  const T* y;
+  R* z;
+  SYMFLOW_HD void operator()(std::int64_t i) const { z[i] = f(x[i], y[i]); }
+};
+// y is one element.
+template <class F, class T, class R>
+struct ScalarYMap {
+  F f;
+  const T* x;
+  const T* y;
+  R* z;
+  SYMFLOW_HD void operator()(std::int64_t i) const { z[i] = f(x[i], y[0]); }
+};
+// x is one element.
+template <class F, class T, class R>
+struct ScalarXMap {
+  F f;
+  const T* x;
+  const T* y;
+  R* z;
+  SYMFLOW_HD void operator()(std::int64_t i) const { z[i] = f(x[0], y[i]); }
+};
+// General broadcasting, the layout carried by value.
+template <class F, class T, class R>
+struct BroadcastMap {
+  F f;
+  const T* x;
+  const T* y;
+  R* z;
+  BroadcastOffsets<2> layout;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    std::int64_t o[2];
+    layout.offsets(i, o);
+    z[i] = f(x[o[0]], y[o[1]]);
+  }
+};
+// General broadcasting with more than kMaxBroadcastRank axes: the layout (layout_words:
+// dims, x's strides, y's strides) in device memory.
+template <class F, class T, class R>
+struct LongBroadcastMap {
+  F f;
+  const T* x;
+  const T* y;
+  R* z;
+  const std::int64_t* words;
+  int rank;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    z[i] = f(x[broadcast_offset(i, rank, words, words + rank)],
+             y[broadcast_offset(i, rank, words, words + 2 * rank)]);
+  }
+};
+
+// Functors for the ops whose CPU kernel has a lambda: the same formulas.
+struct LogicalNotFn {
+  SYMFLOW_HD bool operator()(bool a) const { return !a; }
+};
+template <class T>
+struct LeakyReluOp {
+  T alpha;
+  SYMFLOW_HD T operator()(T x) const { return x > T{0} ? x : alpha * x; }
+};
+template <class T>
+struct LeakyReluGradOp {
+  T alpha;
+  SYMFLOW_HD T operator()(T g, T x) const { return x > T{0} ? g : alpha * g; }
+};
+template <class D, class S>
+struct CastOp {
+  SYMFLOW_HD D operator()(S x) const { return sd::cast_element<D, S>(x); }
+};
+
+// Select: o[i] = c[i / inner] ? t[i] : e[i] (inner == 1: the condition has t's shape).
+template <class T>
+struct SelectMap {
+  const bool* c;
+  const T* t;
+  const T* e;
+  T* o;
+  std::int64_t inner;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    o[i] = c[inner == 1 ? i : i / inner] ? t[i] : e[i];
+  }
+};
+
+// AddN over up to kAddNChunk inputs at a time: y = x0 + x1 + ... in input order, each
+// element summed as the CPU kernel sums it; later chunks add onto y.
+inline constexpr int kAddNChunk = 8;
+template <class T>
+struct AddNMap {
+  const T* x[kAddNChunk];
+  int count;
+  bool onto_y;  // y already holds the sum of the earlier inputs
+  T* y;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    T acc = onto_y ? y[i] : x[0][i];
+    for (int k = onto_y ? 0 : 1; k < count; ++k) acc = sd::add_wrapping(acc, x[k][i]);
+    y[i] = acc;
+  }
+};
+
+// Every element the first element of `src` (Fill's value, on the device).
+template <class T>
+struct FillFromMap {
+  const T* src;
+  T* y;
+  SYMFLOW_HD void operator()(std::int64_t i) const { y[i] = src[0]; }
+};
+
+// ---- launches (host code) -----------------------------------------------------------------
+
+template <class Map>
+void launch(std::int64_t n, const Map& map) {
+  if (n <= 0) return;
+  thrust::for_each_n(policy(), thrust::counting_iterator<std::int64_t>(0), n, map);
+}
+
+// Output 0 of input 0's dims: y = f(x).
+template <class T, class R, class F>
+void map_unary(KernelContext& ctx, F f) {
+  const Value& in = ctx.input(0);
+  Value& out = output(ctx, 0, dtype_v<R>, in.dims());
+  launch(out.size(), UnaryMap<F, T, R>{f, in_raw<T>(ctx, 0), out.template device_data<R>()});
+}
+
+// Output 0 of the broadcast shape: z = f(x, y), as cpu::binary.
+template <class T, class R, class F>
+void map_binary(KernelContext& ctx, F f) {
+  const Value& a = ctx.input(0);
+  const Value& b = ctx.input(1);
+  auto out_dims = broadcast_dims(a.dims(), b.dims());
+  if (!out_dims)
+    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
+             dims_to_string(b.dims()));
+  Value& out = output(ctx, 0, dtype_v<R>, *out_dims);
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  const T* x = in_raw<T>(ctx, 0);
+  const T* y = in_raw<T>(ctx, 1);
+  R* z = out.template device_data<R>();
+  if (a.size() == n && b.size() == n) {
+    launch(n, SameShapeMap<F, T, R>{f, x, y, z});
+  } else if (b.size() == 1 && a.size() == n) {
+    launch(n, ScalarYMap<F, T, R>{f, x, y, z});
+  } else if (a.size() == 1 && b.size() == n) {
+    launch(n, ScalarXMap<F, T, R>{f, x, y, z});
+  } else {
+    const Dims* shapes[2] = {&a.dims(), &b.dims()};
+    auto layout = broadcast_layout(*out_dims, shapes);
+    if (!layout)
+      ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
+               dims_to_string(b.dims()));
+    if (auto offsets = BroadcastOffsets<2>::from(*layout)) {
+      launch(n, BroadcastMap<F, T, R>{f, x, y, z, *offsets});
+    } else {
+      const std::vector<std::int64_t> words = layout_words(*layout);
+      const Value meta =
+          copy_to_device(Value::from_vector(words, Dims{static_cast<std::int64_t>(words.size())}));
+      launch(n, LongBroadcastMap<F, T, R>{f, x, y, z, meta.device_data<std::int64_t>(),
+                                          layout->rank()});
+    }
+  }
+}
+
+// Both inputs of one shape (the "XxxGrad" ops), as detail::same_shape_binary.
+template <class T, class F>
+void map_same_shape(KernelContext& ctx, F f) {
+  const Value& a = ctx.input(0);
+  const Value& b = ctx.input(1);
+  if (a.dims() != b.dims())
+    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
+             dims_to_string(b.dims()));
+  Value& out = output(ctx, 0, a.dtype(), a.dims());
+  launch(out.size(),
+         SameShapeMap<F, T, T>{f, in_raw<T>(ctx, 0), in_raw<T>(ctx, 1), out.device_data<T>()});
+}
+
+// The CPU kernel's check of y (integer division by zero, negative integer powers) on a
+// host copy of y; nothing for ops and dtypes that check nothing.
+template <class Fn, class T, bool = sd::checks_y<Fn, T>>
+struct YCheck {
+  static void run(const KernelContext&) {}
+};
+template <class Fn, class T>
+struct YCheck<Fn, T, true> {
+  static void run(const KernelContext& ctx) {
+    for (T y : host_vector<T>(ctx.input(1)))
+      if (auto error = Fn::invalid_y(y)) ctx.fail(std::string(*error));
+  }
+};
+
+// ---- kernels --------------------------------------------------------------------------------
+
+template <class Fn>
+void binary_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>) {
+      YCheck<Fn, T>::run(ctx);
+      map_binary<T, T>(ctx, Fn{});
+    } else {
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+    }
+  });
+}
+
+template <class Fn>
+void unary_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>)
+      map_unary<T, T>(ctx, Fn{});
+    else
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
+// As detail::nn_unary_kernel: Reciprocal of an integer zero fails.
+template <class Fn>
+void nn_unary_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>) {
+      if constexpr (std::is_same_v<Fn, sd::ReciprocalFn> && std::is_integral_v<T>) {
+        for (T x : host_vector<T>(ctx.input(0)))
+          if (x == T{0}) ctx.fail("Integer division by zero");
+      }
+      map_unary<T, T>(ctx, Fn{});
+    } else {
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+    }
+  });
+}
+
+inline void leaky_relu_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (sd::is_float_v<T>)
+      map_unary<T, T>(ctx, LeakyReluOp<T>{static_cast<T>(ctx.attr<double>("alpha"))});
+    else
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
+template <class Fn>
+void grad_binary_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>)
+      map_same_shape<T>(ctx, Fn{});
+    else
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
+inline void leaky_relu_grad_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (sd::is_float_v<T>)
+      map_same_shape<T>(ctx, LeakyReluGradOp<T>{static_cast<T>(ctx.attr<double>("alpha"))});
+    else
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
+template <class Fn>
+void compare_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>)
+      map_binary<T, bool>(ctx, Fn{});
+    else
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
+template <class Fn>
+void logical_binary_kernel(KernelContext& ctx) {
+  map_binary<bool, bool>(ctx, Fn{});
+}
+inline void logical_not_kernel(KernelContext& ctx) { map_unary<bool, bool>(ctx, LogicalNotFn{}); }
+
+inline void cast_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto from) {
+    using S = typename decltype(from)::type;
+    visit_dtype(ctx.attr<DType>("DstT"), [&](auto to) {
+      using D = typename decltype(to)::type;
+      map_unary<S, D>(ctx, CastOp<D, S>{});
+    });
+  });
+}
+
+// As detail::select_kernel.
+inline void select_kernel(KernelContext& ctx) {
+  const Value& cond = ctx.input(0);
+  const Value& t = ctx.input(1);
+  const Value& e = ctx.input(2);
+  if (cond.rank() == 0) {
+    if (t.dims() != e.dims())
+      ctx.fail("'then' and 'else' must have the same size.  but received: " +
+               dims_to_string(t.dims()) + " vs. " + dims_to_string(e.dims()));
+    const bool c = host_vector<bool>(cond).at(0);
+    ctx.set_output(0, c ? t : e);
+    return;
+  }
+  const bool broadcasting = cond.rank() == 1 && t.rank() != 1;
+  std::int64_t inner = 1;  // elements each condition entry chooses
+  if (broadcasting) {
+    if (t.rank() == 0)
+      ctx.fail("'then' must be at least a vector, but saw shape: " + dims_to_string(t.dims()));
+    if (t.dims()[0] != cond.size())
+      ctx.fail("Number of batches of 'then' must match size of 'cond', but saw: " +
+               std::to_string(t.dims()[0]) + " vs. " + std::to_string(cond.size()));
+    if (t.dims() != e.dims())
+      ctx.fail("'then' and 'else' must have the same size.  but received: " +
+               dims_to_string(t.dims()) + " vs. " + dims_to_string(e.dims()));
+    inner = cond.size() == 0 ? 0 : t.size() / cond.size();
+  } else {
+    for (std::size_t i = 1; i < 3; ++i)
+      if (ctx.input(i).dims() != cond.dims())
+        ctx.fail("Inputs to operation " + ctx.node_name() +
+                 " of type Select must have the same size and shape.  Input 0: " +
+                 dims_to_string(cond.dims()) + " != input " + std::to_string(i) + ": " +
+                 dims_to_string(ctx.input(i).dims()));
+  }
+  Value& out = output(ctx, 0, t.dtype(), t.dims());
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch(out.size(), SelectMap<T>{in_raw<bool>(ctx, 0), in_raw<T>(ctx, 1), in_raw<T>(ctx, 2),
+                                    out.device_data<T>(), inner});
+  });
+}
+
+// As detail::add_n_kernel.
+inline void add_n_kernel(KernelContext& ctx) {
+  const Value& first = ctx.input(0);
+  for (std::size_t i = 1; i < ctx.num_inputs(); ++i)
+    if (ctx.input(i).dims() != first.dims())
+      ctx.fail("Inputs to operation AddN must have the same size and shape. Input 0: " +
+               dims_to_string(first.dims()) + " != input " + std::to_string(i) + ": " +
+               dims_to_string(ctx.input(i).dims()));
+  visit_dtype(first.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (sd::is_number_v<T>) {
+      Value& out = output(ctx, 0, first.dtype(), first.dims());
+      const std::int64_t n = out.size();
+      const std::size_t inputs = ctx.num_inputs();
+      for (std::size_t start = 0; start < inputs; start += kAddNChunk) {
+        AddNMap<T> map{};
+        map.count = static_cast<int>(std::min<std::size_t>(kAddNChunk, inputs - start));
+        for (int k = 0; k < map.count; ++k)
+          map.x[k] = in_raw<T>(ctx, start + static_cast<std::size_t>(k));
+        map.onto_y = start > 0;
+        map.y = out.device_data<T>();
+        launch(n, map);
+      }
+    } else {
+      sd::unsupported_dtype(ctx, first.dtype());
+    }
+  });
+}
+
+// ZerosLike (V = 0) and OnesLike (V = 1).
+template <int V>
+void filled_like_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  Value& o = output(ctx, 0, in.dtype(), in.dims());
+  visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (o.size() > 0) thrust::fill_n(policy(), out<T>(o), o.size(), static_cast<T>(V));
+  });
+}
+
+// As detail::fill_kernel: the dims are read on the host, the value stays on the device.
+inline void fill_kernel(KernelContext& ctx) {
+  Dims dims = sd::shape_argument(host_value(ctx.input(0)));
+  for (auto d : dims)
+    if (d < 0) ctx.fail("Fill dims must be non-negative, got " + dims_to_string(dims));
+  const Value& v = ctx.input(1);
+  if (v.rank() != 0) ctx.fail("value must be a scalar, got shape " + dims_to_string(v.dims()));
+  Value& out = output(ctx, 0, v.dtype(), std::move(dims));
+  visit_dtype(v.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch(out.size(), FillFromMap<T>{in_raw<T>(ctx, 1), out.device_data<T>()});
+  });
+}
+
+}  // namespace elementwise_kernels
+
+inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
+    // arithmetic, with broadcasting
+    {"Add", elementwise_kernels::binary_kernel<detail::AddFn>},
+    {"Sub", elementwise_kernels::binary_kernel<detail::SubFn>},
+    {"Mul", elementwise_kernels::binary_kernel<detail::MulFn>},
+    {"RealDiv", elementwise_kernels::binary_kernel<detail::RealDivFn>},
+    {"Div", elementwise_kernels::binary_kernel<detail::DivFn>},
+    {"Pow", elementwise_kernels::binary_kernel<detail::PowFn>},
+    {"Maximum", elementwise_kernels::binary_kernel<detail::MaximumFn>},
+    {"Minimum", elementwise_kernels::binary_kernel<detail::MinimumFn>},
+    {"SquaredDifference", elementwise_kernels::binary_kernel<detail::SquaredDifferenceFn>},
+    // unary math
+    {"Neg", elementwise_kernels::unary_kernel<detail::NegFn>},
+    {"Square", elementwise_kernels::unary_kernel<detail::SquareFn>},
+    {"Abs", elementwise_kernels::unary_kernel<detail::AbsFn>},
+    {"Sqrt", elementwise_kernels::unary_kernel<detail::SqrtFn>},
+    {"Exp", elementwise_kernels::unary_kernel<detail::ExpFn>},
+    {"Log", elementwise_kernels::unary_kernel<detail::LogFn>},
+    {"Sign", elementwise_kernels::unary_kernel<detail::SignFn>},
+    {"Floor", elementwise_kernels::nn_unary_kernel<detail::FloorFn>},
+    {"Log1p", elementwise_kernels::nn_unary_kernel<detail::Log1pFn>},
+    {"Rsqrt", elementwise_kernels::nn_unary_kernel<detail::RsqrtFn>},
+    {"Reciprocal", elementwise_kernels::nn_unary_kernel<detail::ReciprocalFn>},
+    // activations
+    {"Relu", elementwise_kernels::nn_unary_kernel<detail::ReluFn>},
+    {"Relu6", elementwise_kernels::nn_unary_kernel<detail::Relu6Fn>},
+    {"Elu", elementwise_kernels::nn_unary_kernel<detail::EluFn>},
+    {"Sigmoid", elementwise_kernels::nn_unary_kernel<detail::SigmoidFn>},
+    {"Tanh", elementwise_kernels::nn_unary_kernel<detail::TanhFn>},
+    {"LeakyRelu", elementwise_kernels::leaky_relu_kernel},
+    // their gradients: two inputs of one shape
+    {"ReluGrad", elementwise_kernels::grad_binary_kernel<detail::ReluGradFn>},
+    {"Relu6Grad", elementwise_kernels::grad_binary_kernel<detail::Relu6GradFn>},
+    {"EluGrad", elementwise_kernels::grad_binary_kernel<detail::EluGradFn>},
+    {"SigmoidGrad", elementwise_kernels::grad_binary_kernel<detail::SigmoidGradFn>},
+    {"TanhGrad", elementwise_kernels::grad_binary_kernel<detail::TanhGradFn>},
+    {"RsqrtGrad", elementwise_kernels::grad_binary_kernel<detail::RsqrtGradFn>},
+    {"ReciprocalGrad", elementwise_kernels::grad_binary_kernel<detail::ReciprocalGradFn>},
+    {"LeakyReluGrad", elementwise_kernels::leaky_relu_grad_kernel},
+    // comparisons and logic
+    {"Equal", elementwise_kernels::compare_kernel<detail::EqualFn>},
+    {"NotEqual", elementwise_kernels::compare_kernel<detail::NotEqualFn>},
+    {"Less", elementwise_kernels::compare_kernel<detail::LessFn>},
+    {"LessEqual", elementwise_kernels::compare_kernel<detail::LessEqualFn>},
+    {"Greater", elementwise_kernels::compare_kernel<detail::GreaterFn>},
+    {"GreaterEqual", elementwise_kernels::compare_kernel<detail::GreaterEqualFn>},
+    {"LogicalAnd", elementwise_kernels::logical_binary_kernel<detail::LogicalAndFn>},
+    {"LogicalOr", elementwise_kernels::logical_binary_kernel<detail::LogicalOrFn>},
+    {"LogicalNot", elementwise_kernels::logical_not_kernel},
+    {"Select", elementwise_kernels::select_kernel},
+    // conversions and fills
+    {"Cast", elementwise_kernels::cast_kernel},
+    {"AddN", elementwise_kernels::add_n_kernel},
+    {"ZerosLike", elementwise_kernels::filled_like_kernel<0>},
+    {"OnesLike", elementwise_kernels::filled_like_kernel<1>},
+    {"Fill", elementwise_kernels::fill_kernel},
+});
+
+}  // namespace symflow::thrust_backend

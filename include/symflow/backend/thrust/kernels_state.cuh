@@ -1,0 +1,255 @@
+#pragma once
+// Thrust kernels: sources, identities and variables. A variable placed on the GPU
+// keeps its value in device memory; Assign copies into it on the device, and
+// AssignAdd/AssignSub and the Scatter* updates compute on the device.
+//
+// Writes keep the CPU's contract (variable_store.hpp: earlier reads stay snapshots):
+// when nothing but the variable holds its buffer (buffer_owners() == 1) the update
+// runs in place; when a read of this run or an earlier one still holds it, the update
+// writes a new buffer, as the CPU kernels always do.
+//
+// Some entries reuse the CPU kernel: those that never touch elements (VariableV2
+// hands out its slot, NoOp does nothing, Identity forwards its input's buffer,
+// Placeholder only fails when not fed), so they run the same on any device.
+
+#include <algorithm>
+#include <array>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <thrust/for_each.h>
+#include <thrust/transform.h>
+
+#include "symflow/backend/thrust/kernel_util.cuh"
+#include "symflow/backend/thrust/kernels_array.cuh"
+#include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/const_op.hpp"
+#include "symflow/ops/control_ops.hpp"
+#include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/state_ops.hpp"
+
+namespace symflow::thrust_backend {
+
+namespace state_kernels {
+
+// The constant, copied to the device each run.
+inline void const_kernel(KernelContext& ctx) {
+  ctx.set_output(0, copy_to_device(ctx.attr<Value>("value")));
+}
+
+inline void assign_kernel(KernelContext& ctx) {
+  VariableSlot& slot = ctx.ref_input(0);
+  const Value& value = ctx.input(1);
+  {
+    std::lock_guard lock(slot.mutex);
+    if (ctx.attr<bool>("validate_shape") && slot.initialized && slot.value.dims() != value.dims())
+      ctx.fail("Assign requires shapes of both tensors to match. lhs shape= " +
+               dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(value.dims()));
+    slot.value = copy_on_device(value);  // the variable owns its buffer
+    slot.initialized = true;
+  }
+  ctx.forward_ref(0, 0);
+}
+
+// ---- AssignAdd / AssignSub -----------------------------------------------------------
+
+struct DeviceAdd {
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return array_kernels::wrap_add(a, b);
+  }
+};
+struct DeviceSub {
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return array_kernels::wrap_sub(a, b);
+  }
+};
+
+// The variable's value as a device buffer this kernel may write: the slot's own
+// buffer when nothing else holds it, else a device copy. (A host value, written by a
+// CPU kernel sharing the variable's name, is copied over.)
+inline Value writable_value(const VariableSlot& slot) {
+  if (slot.value.on_device() && slot.value.buffer_owners() == 1) return slot.value;
+  return slot.value.on_device() ? copy_on_device(slot.value) : copy_to_device(slot.value);
+}
+
+template <class T, class Op>
+void assign_update_on_device(VariableSlot& slot, const Value& delta) {
+  const Value& current = slot.value;
+  const std::int64_t n = delta.size();
+  // In place: a[i] = op(a[i], b[i]) (thrust::transform allows the output to be the
+  // first input); else into a new buffer, which then replaces the slot's.
+  const bool in_place = current.on_device() && current.buffer_owners() == 1;
+  Value source = current.on_device() ? current : copy_to_device(current);
+  Value updated = in_place ? current : empty_device_value(delta.dtype(), delta.dims());
+  if (n > 0) {
+    thrust::device_ptr<const T> a = thrust::device_pointer_cast(source.device_data<T>());
+    thrust::device_ptr<const T> b = thrust::device_pointer_cast(delta.device_data<T>());
+    thrust::transform(policy(), a, a + n, b, thrust::device_pointer_cast(updated.device_data<T>()),
+                      Op{});
+  }
+  source = Value();
+  slot.value = std::move(updated);
+}
+
+template <class Fn, class Op>
+void assign_update_kernel(KernelContext& ctx) {
+  VariableSlot& slot = ctx.ref_input(0);
+  const Value& delta = ctx.input(1);
+  {
+    std::lock_guard lock(slot.mutex);
+    symflow::detail::require_initialized(ctx, slot);
+    if (slot.value.dims() != delta.dims())
+      ctx.fail(std::string(Fn::assign_type) +
+               " requires shapes of both tensors to match. lhs shape= " +
+               dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(delta.dims()));
+    visit_dtype(delta.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (Fn::template accepts<T>) {
+        if (slot.value.dtype() != delta.dtype())  // what the CPU's data<T>() throws
+          throw TypeError("Value holds " + std::string(dtype_name(slot.value.dtype())) + ", not " +
+                          std::string(dtype_name(delta.dtype())));
+        assign_update_on_device<T, Op>(slot, delta);
+      } else {
+        symflow::detail::unsupported_dtype(ctx, delta.dtype());
+      }
+    });
+  }
+  ctx.forward_ref(0, 0);
+}
+
+// ---- ScatterUpdate / ScatterAdd / ScatterSub ------------------------------------------
+
+struct DeviceScatterUpdate {
+  template <class T>
+  SYMFLOW_HD T operator()(T, T update) const {
+    return update;
+  }
+};
+
+// For each touched row u of the variable (rows[u]) and column j: the updates
+// k = ks[offsets[u]], ..., ks[offsets[u+1]-1] that name it, applied in ascending k,
+// the CPU kernel's order (so ScatterUpdate's last duplicate wins and ScatterAdd sums
+// in the CPU's order). One thread per (row, column): no two write one element.
+template <class T, class Op>
+struct ScatterRows {
+  T* var;
+  const T* updates;
+  const std::int64_t* offsets;
+  const std::int64_t* ks;
+  const std::int64_t* rows;
+  std::int64_t row_size;
+  SYMFLOW_HD void operator()(std::int64_t e) const {
+    const std::int64_t u = e / row_size;
+    const std::int64_t j = e % row_size;
+    T* cell = var + rows[u] * row_size + j;
+    T acc = *cell;
+    for (std::int64_t q = offsets[u]; q < offsets[u + 1]; ++q)
+      acc = Op{}(acc, updates[ks[q] * row_size + j]);
+    *cell = acc;
+  }
+};
+
+template <class T, class Op>
+void scatter_on_device(VariableSlot& slot, const Value& updates, const Dims& index_values,
+                       std::int64_t row_size) {
+  Value updated = writable_value(slot);
+  if (!index_values.empty() && row_size > 0) {
+    // The updates grouped by the row they write, each group in ascending k.
+    std::vector<std::pair<std::int64_t, std::int64_t>> by_row;  // (row, k)
+    by_row.reserve(index_values.size());
+    for (std::size_t k = 0; k < index_values.size(); ++k)
+      by_row.emplace_back(index_values[k], static_cast<std::int64_t>(k));
+    std::sort(by_row.begin(), by_row.end());
+    std::vector<std::int64_t> rows, offsets{0}, ks;
+    ks.reserve(by_row.size());
+    for (std::size_t q = 0; q < by_row.size(); ++q) {
+      if (q > 0 && by_row[q].first != by_row[q - 1].first)
+        offsets.push_back(static_cast<std::int64_t>(q));
+      if (q == 0 || by_row[q].first != by_row[q - 1].first) rows.push_back(by_row[q].first);
+      ks.push_back(by_row[q].second);
+    }
+    offsets.push_back(static_cast<std::int64_t>(by_row.size()));
+    Value d_rows = array_kernels::device_int64(rows);
+    Value d_offsets = array_kernels::device_int64(offsets);
+    Value d_ks = array_kernels::device_int64(ks);
+    const auto total = static_cast<std::int64_t>(rows.size()) * row_size;
+    thrust::for_each(
+        policy(), thrust::counting_iterator<std::int64_t>(0),
+        thrust::counting_iterator<std::int64_t>(total),
+        ScatterRows<T, Op>{updated.device_data<T>(), updates.device_data<T>(),
+                           d_offsets.device_data<std::int64_t>(), d_ks.device_data<std::int64_t>(),
+                           d_rows.device_data<std::int64_t>(), row_size});
+  }
+  slot.value = std::move(updated);
+}
+
+template <class Fn, class Op>
+void scatter_kernel(KernelContext& ctx) {
+  VariableSlot& slot = ctx.ref_input(0);
+  const Value& indices = ctx.input(1);
+  const Value& updates = ctx.input(2);
+  {
+    std::lock_guard lock(slot.mutex);
+    symflow::detail::require_initialized(ctx, slot);
+    const Dims& ref_dims = slot.value.dims();
+    if (ref_dims.empty()) ctx.fail("ref must be at least 1-D, got shape []");
+    std::int64_t rows = ref_dims[0];
+    std::int64_t row_size = rows ? slot.value.size() / rows : 0;
+    Dims expected = indices.dims();
+    expected.insert(expected.end(), ref_dims.begin() + 1, ref_dims.end());
+    if (updates.dims() != expected)
+      ctx.fail(
+          "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
+          "got updates.shape " +
+          dims_to_string(updates.dims()) + ", indices.shape " + dims_to_string(indices.dims()) +
+          ", params.shape " + dims_to_string(ref_dims));
+    // The indices come to the host to be checked before anything is written.
+    Dims index_values = array_kernels::host_ints(indices);
+    for (std::size_t k = 0; k < index_values.size(); ++k)
+      if (index_values[k] < 0 || index_values[k] >= rows)
+        ctx.fail("indices[" + std::to_string(k) + "] = " + std::to_string(index_values[k]) +
+                 " is not in [0, " + std::to_string(rows) + ")");
+    visit_dtype(slot.value.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (symflow::detail::is_number_v<T>) {
+        if (updates.dtype() != slot.value.dtype())  // what the CPU's data<T>() throws
+          throw TypeError("Value holds " + std::string(dtype_name(updates.dtype())) + ", not " +
+                          std::string(dtype_name(slot.value.dtype())));
+        scatter_on_device<T, Op>(slot, updates, index_values, row_size);
+      } else {
+        symflow::detail::unsupported_dtype(ctx, slot.value.dtype());
+      }
+    });
+  }
+  ctx.forward_ref(0, 0);
+}
+
+}  // namespace state_kernels
+
+inline constexpr std::array<KernelEntry, 14> kStateKernels{{
+    {"Const", state_kernels::const_kernel},
+    {"Placeholder", symflow::detail::kPlaceholderOp.cpu_kernel},
+    {"NoOp", symflow::detail::kNoOp.cpu_kernel},
+    {"Identity", symflow::detail::kIdentityOp.cpu_kernel},
+    {"StopGradient", symflow::detail::kStopGradientOp.cpu_kernel},
+    {"VariableV2", symflow::detail::kVariableV2Op.cpu_kernel},
+    {"Assign", state_kernels::assign_kernel},
+    {"_VariableOrInitialValue", symflow::detail::kVariableOrInitialValueOp.cpu_kernel},
+    {"IsVariableInitialized", symflow::detail::kIsVariableInitializedOp.cpu_kernel},
+    {"AssignAdd",
+     state_kernels::assign_update_kernel<symflow::detail::AssignAddFn, state_kernels::DeviceAdd>},
+    {"AssignSub",
+     state_kernels::assign_update_kernel<symflow::detail::AssignSubFn, state_kernels::DeviceSub>},
+    {"ScatterUpdate", state_kernels::scatter_kernel<symflow::detail::ScatterUpdateFn,
+                                                    state_kernels::DeviceScatterUpdate>},
+    {"ScatterAdd",
+     state_kernels::scatter_kernel<symflow::detail::ScatterAddFn, state_kernels::DeviceAdd>},
+    {"ScatterSub",
+     state_kernels::scatter_kernel<symflow::detail::ScatterSubFn, state_kernels::DeviceSub>},
+}};
+
+}  // namespace symflow::thrust_backend
