@@ -31,7 +31,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
-EXECUTABLES = ("bench_symflow", "bench_native", "bench_libtorch")
+EXECUTABLES = ("bench_symflow", "bench_native", "bench_libtorch", "bench_symflow_thrust",
+               "bench_symflow_cuda")
 THREADS = (1, 2)
 
 WORKLOADS = [
@@ -39,7 +40,8 @@ WORKLOADS = [
     ("overhead", ["10"], ["symflow", "symflow_unfused", "tensorflow", "libtorch"],
      "a graph of 10 chained scalar adds on a fed scalar, time per run"),
     ("chain", ["1M", "16M"],
-     ["symflow", "symflow_unfused", "eigen", "stream", "libtorch", "tensorflow"],
+     ["symflow", "symflow_unfused", "symflow_thrust_omp", "symflow_cuda", "eigen", "stream",
+      "libtorch", "tensorflow"],
      "((a*b + c)*2 - a)/(b + 1) on fed float32 vectors; stream is the STREAM triad "
      "a = b + s*c over as many floats"),
     ("matmul", ["64", "256", "512", "1024"],
@@ -47,7 +49,8 @@ WORKLOADS = [
      "an NxN float32 matrix product"),
     ("conv2d", ["32"], ["symflow", "eigen", "libtorch", "tensorflow"],
      "3x3 SAME convolution, stride 1, NHWC [32,32,32,16] -> 32 channels"),
-    ("mlp_step", ["64", "256"], ["symflow", "eigen", "libtorch", "tensorflow"],
+    ("mlp_step", ["64", "256"],
+     ["symflow", "symflow_thrust_omp", "symflow_cuda", "eigen", "libtorch", "tensorflow"],
      "one SGD step (forward, backward, update) of the 784-256-128-10 ReLU MLP with "
      "softmax cross-entropy, at this batch size"),
     ("epoch", ["60000"], ["symflow", "libtorch", "tensorflow"],
@@ -63,7 +66,7 @@ def log(msg):
 # Running
 # ------------------------------------------------------------------------------------------
 # Executables whose peers thread with OpenMP (Eigen in bench_native, ATen in bench_libtorch).
-OPENMP_EXECUTABLES = ("bench_native", "bench_libtorch")
+OPENMP_EXECUTABLES = ("bench_native", "bench_libtorch", "bench_symflow_thrust")
 
 
 def bench_env(omp_wait_policy=None):
@@ -75,6 +78,13 @@ def bench_env(omp_wait_policy=None):
         env["OMP_WAIT_POLICY"] = omp_wait_policy
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     return env
+
+
+def gpu_present():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0
+    except OSError:
+        return False
 
 
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -486,6 +496,9 @@ def main():
                 (name == "bench_native" and "native" in skip):
             continue
         exe = Path(args.build) / "bench" / name
+        if name == "bench_symflow_cuda" and not gpu_present():
+            log("bench_symflow_cuda: no GPU here (nvidia-smi -L fails); not run")
+            continue
         if not exe.exists():
             errors[name] = f"not built ({exe} is missing)"
             log(errors[name])

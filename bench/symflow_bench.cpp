@@ -10,11 +10,19 @@
 //
 // Every run returns fresh Values, as Session::run does for its users; inputs are built
 // once, outside the timed loop. The names are the keys of bench/results.json.
+//
+// Built against a GPU backend (SYMFLOW_THRUST: bench_symflow_thrust on Thrust-OMP,
+// bench_symflow_cuda with nvcc), it registers chain and mlp_step only, as impl
+// SYMFLOW_BENCH_IMPL ("symflow_thrust_omp", "symflow_cuda"): the sessions place every
+// op with a GPU kernel on "/device:GPU:0". The thread count is OpenMP's there.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <symflow/symflow.hpp>
+#if defined(SYMFLOW_THRUST) && defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "bench_common.hpp"
 
@@ -23,6 +31,9 @@ namespace tf = symflow;
 namespace {
 
 tf::ConfigProto config_for(int threads, bool fusion = true) {
+#if defined(SYMFLOW_THRUST) && defined(_OPENMP)
+  omp_set_num_threads(threads);  // the Thrust-OMP kernels' threads
+#endif
   tf::ConfigProto c;
   c.intra_op_parallelism_threads = threads;
   c.inter_op_parallelism_threads = threads;
@@ -189,6 +200,18 @@ void epoch(benchmark::State& state, int threads) {
   state.counters["last_loss"] = loss;
 }
 
+#if defined(SYMFLOW_THRUST)
+void register_all() {
+  for (int t : bench::kThreads) {
+    for (const auto& [n, label] : bench::kChainSizes)
+      bench::add("chain", SYMFLOW_BENCH_IMPL, label, t,
+                 [n = n, t](auto& s) { chain(s, n, t, true); });
+    for (std::int64_t b : bench::kMlpBatches)
+      bench::add("mlp_step", SYMFLOW_BENCH_IMPL, std::to_string(b), t,
+                 [b, t](auto& s) { mlp_step(s, b, t); });
+  }
+}
+#else
 void register_all() {
   for (int t : bench::kThreads) {
     bench::add("overhead", "symflow", "10", t, [t](auto& s) { overhead(s, t, true); });
@@ -210,6 +233,7 @@ void register_all() {
         ->Unit(benchmark::kMillisecond);
   }
 }
+#endif
 
 }  // namespace
 
