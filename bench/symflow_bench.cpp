@@ -14,7 +14,8 @@
 // Built against a GPU backend (SYMFLOW_THRUST: bench_symflow_thrust on Thrust-OMP,
 // bench_symflow_cuda with nvcc), it registers chain and mlp_step only, as impl
 // SYMFLOW_BENCH_IMPL ("symflow_thrust_omp", "symflow_cuda"): the sessions place every
-// op with a GPU kernel on "/device:GPU:0". The thread count is OpenMP's there.
+// op with a GPU kernel on "/device:GPU:0". The thread count is OpenMP's there. (The
+// other workloads are [[maybe_unused]] in that build.)
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -49,7 +50,7 @@ tf::Value to_value(const std::vector<float>& v, tf::Dims dims) {
 
 // overhead: x + 1 + 1 ... (10 Add nodes) on a fed scalar. With fusion the ten adds are
 // one cluster; without, ten kernels: both are reported, the second is the per-node cost.
-void overhead(benchmark::State& state, int threads, bool fusion) {
+[[maybe_unused]] void overhead(benchmark::State& state, int threads, bool fusion) {
   tf::Graph g;
   auto guard = g.as_default();
   auto x = tf::placeholder<float>(tf::Shape{}, "x");
@@ -88,7 +89,7 @@ void chain(benchmark::State& state, std::int64_t n, int threads, bool fusion) {
   state.SetBytesProcessed(state.iterations() * n * 4 * std::int64_t{sizeof(float)});
 }
 
-void matmul(benchmark::State& state, std::int64_t n, int threads) {
+[[maybe_unused]] void matmul(benchmark::State& state, std::int64_t n, int threads) {
   tf::Graph g;
   auto guard = g.as_default();
   auto a = tf::placeholder<float>(tf::Shape{n, n}, "a");
@@ -106,7 +107,7 @@ void matmul(benchmark::State& state, std::int64_t n, int threads) {
       benchmark::Counter::kIsRate);
 }
 
-void conv2d(benchmark::State& state, int threads) {
+[[maybe_unused]] void conv2d(benchmark::State& state, int threads) {
   constexpr auto s = bench::kConv;
   tf::Graph g;
   auto guard = g.as_default();
@@ -178,7 +179,7 @@ void mlp_step(benchmark::State& state, std::int64_t batch, int threads) {
 
 // One epoch over the shuffled training set; each batch is copied into fresh Values (as a
 // TF1 program feeds numpy slices) and the loss is fetched with the train op.
-void epoch(benchmark::State& state, int threads) {
+[[maybe_unused]] void epoch(benchmark::State& state, int threads) {
   const bench::Dataset& data = bench::fashion_mnist_train();
   tf::Graph g;
   auto guard = g.as_default();
