@@ -186,6 +186,29 @@ std::vector<TensorSpec> infer_scatter(const InferContext& c) {
   return {{c.dtype(0), ref, true}};
 }
 
+// A scatter's shapes and indices against the variable's value, checked before anything
+// is written (the CPU and GPU kernels share it). Returns the elements per row.
+inline std::int64_t check_scatter(const KernelContext& ctx, const Value& ref_value,
+                                  const Dims& indices_dims, const Dims& updates_dims,
+                                  const Dims& index_values) {
+  const Dims& ref_dims = ref_value.dims();
+  if (ref_dims.empty()) ctx.fail("ref must be at least 1-D, got shape []");
+  const std::int64_t rows = ref_dims[0];
+  Dims expected = indices_dims;
+  expected.insert(expected.end(), ref_dims.begin() + 1, ref_dims.end());
+  if (updates_dims != expected)
+    ctx.fail(
+        "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
+        "got updates.shape " +
+        dims_to_string(updates_dims) + ", indices.shape " + dims_to_string(indices_dims) +
+        ", params.shape " + dims_to_string(ref_dims));
+  for (std::size_t k = 0; k < index_values.size(); ++k)
+    if (index_values[k] < 0 || index_values[k] >= rows)
+      ctx.fail("indices[" + std::to_string(k) + "] = " + std::to_string(index_values[k]) +
+               " is not in [0, " + std::to_string(rows) + ")");
+  return rows ? ref_value.size() / rows : 0;
+}
+
 template <class Fn>
 void scatter_kernel(KernelContext& ctx) {
   VariableSlot& slot = ctx.ref_input(0);
@@ -194,23 +217,9 @@ void scatter_kernel(KernelContext& ctx) {
   {
     std::lock_guard lock(slot.mutex);
     require_initialized(ctx, slot);
-    const Dims& ref_dims = slot.value.dims();
-    if (ref_dims.empty()) ctx.fail("ref must be at least 1-D, got shape []");
-    std::int64_t rows = ref_dims[0];
-    std::int64_t row_size = rows ? slot.value.size() / rows : 0;
-    Dims expected = indices.dims();
-    expected.insert(expected.end(), ref_dims.begin() + 1, ref_dims.end());
-    if (updates.dims() != expected)
-      ctx.fail(
-          "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
-          "got updates.shape " +
-          dims_to_string(updates.dims()) + ", indices.shape " + dims_to_string(indices.dims()) +
-          ", params.shape " + dims_to_string(ref_dims));
     Dims index_values = shape_argument(indices);
-    for (std::size_t k = 0; k < index_values.size(); ++k)
-      if (index_values[k] < 0 || index_values[k] >= rows)
-        ctx.fail("indices[" + std::to_string(k) + "] = " + std::to_string(index_values[k]) +
-                 " is not in [0, " + std::to_string(rows) + ")");
+    const std::int64_t row_size =
+        check_scatter(ctx, slot.value, indices.dims(), updates.dims(), index_values);
     Value updated = slot.value.clone();
     visit_dtype(updated.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -626,16 +626,9 @@ inline std::vector<TensorSpec> infer_split_v(const InferContext& c) {
   return out;
 }
 
-inline void split_v_kernel(KernelContext& ctx) {
-  const Value& x = ctx.input(0);
-  const Value& s = ctx.input(1);
-  auto n = ctx.attr<std::int64_t>("num_split");
-  if (s.rank() != 1 || s.size() != n)
-    ctx.fail("size of the split_tensor must be 1-D and have the same elements as outputs got " +
-             str(s.rank()) + " -D and " + str(s.size()) + " elements");
-  std::size_t axis = runtime_split_axis(ctx, x, scalar_index(ctx.input(2)));
-  Dims sizes = shape_argument(s);
-  std::int64_t total = x.dims()[axis];
+// SplitV's size_splits with its one -1 resolved against the axis length `total`, checked as
+// TensorFlow's kernel checks them, each size then >= 0 (the CPU and GPU kernels share it).
+inline void resolve_split_sizes(const KernelContext& ctx, Dims& sizes, std::int64_t total) {
   int neg_one = -1;
   std::int64_t determined = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -657,6 +650,18 @@ inline void split_v_kernel(KernelContext& ctx) {
     if (sizes[i] < 0)
       ctx.fail("Split size at index " + str(static_cast<std::int64_t>(i)) +
                " must be >= 0. Got: " + str(sizes[i]));
+}
+
+inline void split_v_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const Value& s = ctx.input(1);
+  auto n = ctx.attr<std::int64_t>("num_split");
+  if (s.rank() != 1 || s.size() != n)
+    ctx.fail("size of the split_tensor must be 1-D and have the same elements as outputs got " +
+             str(s.rank()) + " -D and " + str(s.size()) + " elements");
+  std::size_t axis = runtime_split_axis(ctx, x, scalar_index(ctx.input(2)));
+  Dims sizes = shape_argument(s);
+  resolve_split_sizes(ctx, sizes, x.dims()[axis]);
   split_pieces(ctx, x, axis, sizes);
 }
 

@@ -533,28 +533,7 @@ inline void split_v_kernel(KernelContext& ctx) {
              tr::str(s.rank()) + " -D and " + tr::str(s.size()) + " elements");
   std::size_t axis = tr::runtime_split_axis(ctx, x, tr::scalar_index(host_value(ctx.input(2))));
   Dims sizes = host_ints(s);
-  Index total = x.dims()[axis];
-  int neg_one = -1;
-  Index determined = 0;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1) {
-      if (neg_one >= 0) ctx.fail("There can only be one -1 in the input.");
-      neg_one = static_cast<int>(i);
-    } else {
-      determined += sizes[i];
-    }
-  }
-  if (!((neg_one < 0 && determined == total) || (neg_one >= 0 && determined <= total)))
-    ctx.fail(
-        "Determined shape must either match input shape along split_dim exactly if fully "
-        "specified, or be less than the size of the input along split_dim if not fully "
-        "specified.  Got: " +
-        tr::str(determined));
-  if (neg_one >= 0) sizes[static_cast<std::size_t>(neg_one)] = total - determined;
-  for (std::size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] < 0)
-      ctx.fail("Split size at index " + tr::str(static_cast<Index>(i)) +
-               " must be >= 0. Got: " + tr::str(sizes[i]));
+  symflow::detail::transform::resolve_split_sizes(ctx, sizes, x.dims()[axis]);
   split_pieces(ctx, "SplitV", x, axis, sizes);
 }
 

@@ -195,24 +195,10 @@ void scatter_kernel(KernelContext& ctx) {
   {
     std::lock_guard lock(slot.mutex);
     symflow::detail::require_initialized(ctx, slot);
-    const Dims& ref_dims = slot.value.dims();
-    if (ref_dims.empty()) ctx.fail("ref must be at least 1-D, got shape []");
-    std::int64_t rows = ref_dims[0];
-    std::int64_t row_size = rows ? slot.value.size() / rows : 0;
-    Dims expected = indices.dims();
-    expected.insert(expected.end(), ref_dims.begin() + 1, ref_dims.end());
-    if (updates.dims() != expected)
-      ctx.fail(
-          "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
-          "got updates.shape " +
-          dims_to_string(updates.dims()) + ", indices.shape " + dims_to_string(indices.dims()) +
-          ", params.shape " + dims_to_string(ref_dims));
     // The indices come to the host to be checked before anything is written.
     Dims index_values = array_kernels::host_ints(indices);
-    for (std::size_t k = 0; k < index_values.size(); ++k)
-      if (index_values[k] < 0 || index_values[k] >= rows)
-        ctx.fail("indices[" + std::to_string(k) + "] = " + std::to_string(index_values[k]) +
-                 " is not in [0, " + std::to_string(rows) + ")");
+    const std::int64_t row_size = symflow::detail::check_scatter(ctx, slot.value, indices.dims(),
+                                                                 updates.dims(), index_values);
     visit_dtype(slot.value.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (symflow::detail::is_number_v<T>) {
