@@ -12,7 +12,7 @@
 // once, outside the timed loop. The names are the keys of bench/results.json.
 //
 // Built against a GPU backend (SYMFLOW_THRUST: bench_symflow_thrust on Thrust-OMP,
-// bench_symflow_cuda with nvcc), it registers chain and mlp_step only, as impl
+// bench_symflow_cuda on CUDA), it registers chain and mlp_step only, as impl
 // SYMFLOW_BENCH_IMPL ("symflow_thrust_omp", "symflow_cuda"): the sessions place every
 // op with a GPU kernel on "/device:GPU:0". The thread count is OpenMP's there. (The
 // other workloads are [[maybe_unused]] in that build.)

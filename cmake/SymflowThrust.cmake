@@ -5,8 +5,10 @@
 #   symflow::thrust_cpp  the same on Thrust's serial host system.
 #   symflow::cuda        symflow + Thrust on CUDA + cuBLAS, for .cu sources compiled by nvcc.
 #
-# Each defines SYMFLOW_THRUST, which gives every Session a "/device:GPU:0". Every source of one
-# program must link the same one of them (runtime/devices.hpp).
+# Each defines SYMFLOW_THRUST, which gives every Session a "/device:GPU:0", and links a static
+# library that compiles the backend's kernels once (symflow_thrust_<system>_backend,
+# symflow_cuda_backend: backend/thrust/define_backend.cuh). Every source of one program must
+# link the same one of them (runtime/devices.hpp).
 #
 #   SYMFLOW_THRUST  ON when Thrust's headers are found (CUDA's CCCL under /usr/local/cuda).
 #   SYMFLOW_CUDA    ON when nvcc is found as well: enables CUDA and builds the CUDA variants.
@@ -32,15 +34,22 @@ if(SYMFLOW_THRUST)
   endif()
   foreach(_system IN ITEMS omp cpp)
     string(TOUPPER "${_system}" _upper)
+    # The kernels, compiled once (backend/thrust/probe.hpp): a program's other sources
+    # include no Thrust code unless they ask for it. Built only where something links it.
+    set(_backend symflow_thrust_${_system}_backend)
+    set(_source "${PROJECT_BINARY_DIR}/symflow_thrust/${_system}_backend.cpp")
+    file(CONFIGURE OUTPUT "${_source}"
+      CONTENT "#include \"symflow/backend/thrust/define_backend.cuh\"\n")
+    add_library(${_backend} STATIC EXCLUDE_FROM_ALL "${_source}")
+    target_link_libraries(${_backend} PUBLIC symflow::symflow)
+    target_include_directories(${_backend} SYSTEM PUBLIC "${SYMFLOW_THRUST_INCLUDE_DIR}")
+    target_compile_definitions(${_backend} PUBLIC
+      SYMFLOW_THRUST THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_${_upper})
     add_library(symflow_thrust_${_system} INTERFACE)
     add_library(symflow::thrust_${_system} ALIAS symflow_thrust_${_system})
-    target_link_libraries(symflow_thrust_${_system} INTERFACE symflow::symflow)
-    target_include_directories(symflow_thrust_${_system} SYSTEM INTERFACE
-      "${SYMFLOW_THRUST_INCLUDE_DIR}")
-    target_compile_definitions(symflow_thrust_${_system} INTERFACE
-      SYMFLOW_THRUST THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_${_upper})
+    target_link_libraries(symflow_thrust_${_system} INTERFACE ${_backend})
   endforeach()
-  target_link_libraries(symflow_thrust_omp INTERFACE OpenMP::OpenMP_CXX)
+  target_link_libraries(symflow_thrust_omp_backend PUBLIC OpenMP::OpenMP_CXX)
   message(STATUS "symflow: Thrust backend (host systems) from ${SYMFLOW_THRUST_INCLUDE_DIR}")
 endif()
 
@@ -66,14 +75,23 @@ if(SYMFLOW_CUDA)
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  add_library(symflow_cuda INTERFACE)
-  add_library(symflow::cuda ALIAS symflow_cuda)
-  target_link_libraries(symflow_cuda INTERFACE symflow::symflow CUDA::cudart CUDA::cublas)
-  target_compile_definitions(symflow_cuda INTERFACE SYMFLOW_THRUST)
+  # The kernels, compiled once by nvcc; a program's .cpp files are plain C++ (g++).
+  set(_source "${PROJECT_BINARY_DIR}/symflow_thrust/cuda_backend.cu")
+  file(CONFIGURE OUTPUT "${_source}"
+    CONTENT "#include \"symflow/backend/thrust/define_backend.cuh\"\n")
+  add_library(symflow_cuda_backend STATIC EXCLUDE_FROM_ALL "${_source}")
+  target_link_libraries(symflow_cuda_backend PUBLIC symflow::symflow CUDA::cudart CUDA::cublas)
+  target_compile_definitions(symflow_cuda_backend PUBLIC SYMFLOW_THRUST)
   # Eigen's and xtensor's headers call constexpr host functions from host-device ones.
   # -std=c++20 by hand: CMake 3.25 does not know nvcc 13's standard levels (cuda_std_20).
-  target_compile_options(symflow_cuda INTERFACE
+  target_compile_options(symflow_cuda_backend PUBLIC
     $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20 --expt-relaxed-constexpr --extended-lambda
       -diag-suppress=20012,20013,20015,68>)
+  # GCC's -Wrestrict misfires on libstdc++'s string code (as in SymflowOptions.cmake).
+  target_compile_options(symflow_cuda_backend PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-Wno-restrict>)
+  add_library(symflow_cuda INTERFACE)
+  add_library(symflow::cuda ALIAS symflow_cuda)
+  target_link_libraries(symflow_cuda INTERFACE symflow_cuda_backend)
   message(STATUS "symflow: CUDA variants with ${CMAKE_CUDA_COMPILER}")
 endif()

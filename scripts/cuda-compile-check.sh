@@ -8,6 +8,7 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 work="$(mktemp -d /tmp/cuda_check.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 {
+  echo '#include <symflow/backend/thrust/define_backend.cuh>'
   echo '#include <symflow/symflow.hpp>'
   for f in "$@"; do echo "#include \"$(realpath "$f")\""; done
   echo 'int main() { return symflow::thrust_backend::all_kernels().empty() ? 1 : 0; }'

@@ -18,7 +18,10 @@ flags=(-std=c++20 -O1 -fopenmp -Wall -Wextra -Wpedantic -Wno-array-bounds -Wno-s
   -isystem "$thrust_dir" -isystem /usr/include/eigen3 -I"$root/include" -I"$root/tests")
 main_obj="/tmp/thrust_quick_main.o"
 [[ -f "$main_obj" ]] || g++ "${flags[@]}" -c "$root/tests/main.cpp" -o "$main_obj"
-{ for f in "${files[@]}"; do echo "#include \"$f\""; done; } > "$work/unity.cpp"
+{
+  echo '#include "symflow/backend/thrust/define_backend.cuh"'  # the kernels, as CMake's library
+  for f in "${files[@]}"; do echo "#include \"$f\""; done
+} > "$work/unity.cpp"
 g++ "${flags[@]}" -c "$work/unity.cpp" -o "$work/unity.o"
 g++ -fopenmp "$work/unity.o" "$main_obj" -o "$work/t" -lz -lpthread
 cd "$work" && OMP_NUM_THREADS=2 ./t "$@"

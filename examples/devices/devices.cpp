@@ -1,7 +1,7 @@
 // Devices: where ops run, and a training loop on the GPU.
 //
-// Built against symflow::thrust_omp (or symflow::cuda with nvcc), every session has a
-// "/device:GPU:0". Ops go there by default when the GPU backend has a kernel for them;
+// Built against symflow::thrust_cpp, symflow::thrust_omp or symflow::cuda, every session
+// has a "/device:GPU:0". Ops go there by default when the GPU backend has a kernel for them;
 // symflow::device pins them; allow_soft_placement moves requests for missing devices.
 #include <cmath>
 #include <cstdint>

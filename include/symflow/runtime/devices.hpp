@@ -1,8 +1,9 @@
 #pragma once
 // The devices a new session gets: always the CPU, and the GPU when this build has a
 // GPU backend (SYMFLOW_THRUST: Thrust on CUDA, or on a host system for testing) and
-// it finds a device at run time. The whole program must agree on SYMFLOW_THRUST:
-// the CMake targets symflow::thrust_omp and symflow::cuda set it for every file.
+// it finds a device at run time. The whole program must agree on SYMFLOW_THRUST,
+// and one of its files defines the backend (backend/thrust/define_backend.cuh): the
+// CMake targets symflow::thrust_omp, symflow::thrust_cpp and symflow::cuda do both.
 
 #include <cctype>
 #include <cstdlib>
@@ -13,7 +14,7 @@
 #include "symflow/runtime/placement.hpp"
 
 #if defined(SYMFLOW_THRUST)
-#include "symflow/backend/thrust/thrust_backend.cuh"
+#include "symflow/backend/thrust/probe.hpp"
 #endif
 
 namespace symflow::detail {

@@ -18,6 +18,7 @@
 #include <thrust/count.h>
 #include <thrust/fill.h>
 
+#include <symflow/backend/thrust/device_memory.cuh>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_backend_thrust_device_memory_test {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <symflow/backend/thrust/kernel_util.cuh>
 #include <symflow/symflow.hpp>
 #include <symflow/train/train.hpp>
 
@@ -274,7 +275,47 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel") {
   for (const auto& entry : tf::kAllOps)
     if (entry.def->cpu_kernel && !gpu.kernel(*entry.def)) missing.emplace_back(entry.def->type);
   CHECK(missing == std::vector<std::string>{});
-  CHECK(tf::thrust_backend::all_kernels().size() == tf::kAllOps.size());
+  std::size_t with_gpu_kernel = 0;
+  for (const auto& entry : tf::kAllOps) with_gpu_kernel += gpu.kernel(*entry.def) ? 1 : 0;
+  CHECK(with_gpu_kernel == tf::kAllOps.size());
+}
+
+// Runs where no GPU can be seen (tests/CMakeLists.txt): in the Thrust-OMP build with
+// CUDA_VISIBLE_DEVICES empty, and in the CUDA build on a machine without one, where
+// the probe itself finds no device.
+TEST_CASE("without a GPU: explicit requests fail naming the device, or fall back with a log line") {
+#if defined(SYMFLOW_THRUST_CUDA)
+  const std::string reason = "no CUDA device was found";
+#else
+  const std::string reason = "CUDA_VISIBLE_DEVICES hides it";
+#endif
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::constant(1.0f, "x");
+  auto y = tf::constant(2.0f, "y");
+  tf::Output c;
+  {
+    tf::device d("/gpu:0");
+    c = tf::add(x, y, "c");
+  }
+  tf::Session strict(g);
+  REQUIRE(strict.list_devices() == std::vector<std::string>{kCpu});
+  const std::string expected =
+      "Cannot assign a device for operation c: {{node c}} was "
+      "explicitly assigned to /device:GPU:0 but available devices are [ " +
+      kCpu +
+      " ]. Make sure the device specification refers to a valid device. "
+      "The requested device appears to be a GPU, but " +
+      reason;
+  CHECK_THROWS_WITH_AS(strict.run(c), doctest::Contains(expected.c_str()),
+                       tf::InvalidArgumentError);
+  tf::ConfigProto soft;
+  soft.allow_soft_placement = true;
+  tf::Session lenient(g, soft);
+  ClogCapture capture;
+  CHECK(lenient.run(c).scalar<float>() == 3.0f);
+  CHECK(lenient.device_of(c.op()) == kCpu);
+  CHECK(capture.text().find("/device:GPU:0 is not available (" + reason) != std::string::npos);
 }
 
 }  // namespace symflow_test_backend_thrust_placement_test

@@ -1,8 +1,8 @@
 #pragma once
 // The GPU backend on Thrust: "/device:GPU:0" of every session in a build that
-// defines SYMFLOW_THRUST (runtime/devices.hpp). Its kernels come from the family
-// headers below, each a table of (op type, kernel); an op with no entry has no GPU
-// kernel, and placement keeps it on the CPU (or refuses an explicit request).
+// defines SYMFLOW_THRUST (runtime/devices.hpp, which reaches it through probe.hpp). Its kernels
+// come from the family headers below, each a table of (op type, kernel); an op with no entry has no
+// GPU kernel, and placement keeps it on the CPU (or refuses an explicit request).
 
 #include <algorithm>
 #include <array>
@@ -23,6 +23,7 @@
 #include "symflow/backend/thrust/kernels_reduce.cuh"
 #include "symflow/backend/thrust/kernels_state.cuh"
 #include "symflow/backend/thrust/kernels_training.cuh"
+#include "symflow/backend/thrust/probe.hpp"
 #include "symflow/backend/thrust/system.cuh"
 #include "symflow/ops/registry.hpp"
 
@@ -73,28 +74,5 @@ class ThrustBackend final : public Backend {
  private:
   std::unordered_map<const OpDef*, KernelFn> by_def_;
 };
-
-// Whether this process has a device, and the backend when it does.
-struct Probe {
-  const Backend* backend = nullptr;
-  std::string reason;  // why there is none
-};
-
-inline Probe probe(const GPUOptions& options) {
-#if defined(SYMFLOW_THRUST_CUDA)
-  static const std::string missing = [] {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess)
-      return std::string("no CUDA device was found (") + cudaGetErrorString(status) + ")";
-    if (count == 0) return std::string("no CUDA device was found");
-    return std::string();
-  }();
-  if (!missing.empty()) return {nullptr, missing};
-#endif
-  DeviceMemoryPool::instance().configure(options);
-  static const ThrustBackend backend;
-  return {&backend, {}};
-}
 
 }  // namespace symflow::thrust_backend
