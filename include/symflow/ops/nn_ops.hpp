@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "symflow/backend/cpu/reduce.hpp"
@@ -471,14 +472,20 @@ inline std::vector<TensorSpec> infer_softmax_xent(const InferContext& c) {
   return {{c.dtype(0), batch}, {c.dtype(0), both}};
 }
 
-inline void softmax_xent_kernel(KernelContext& ctx) {
-  const Value& logits = ctx.input(0);
-  const Value& labels = ctx.input(1);
+// SoftmaxCrossEntropyWithLogits' shapes, as TensorFlow's kernel checks them (the CPU and
+// GPU kernels share it).
+inline void check_softmax_xent(const KernelContext& ctx, const Value& logits, const Value& labels) {
   if (logits.rank() != 2)
     ctx.fail("logits must be 2-dimensional, got shape " + dims_to_string(logits.dims()));
   if (logits.dims() != labels.dims())
     ctx.fail("logits and labels must be broadcastable: logits_size=" +
              dims_to_string(logits.dims()) + " labels_size=" + dims_to_string(labels.dims()));
+}
+
+inline void softmax_xent_kernel(KernelContext& ctx) {
+  const Value& logits = ctx.input(0);
+  const Value& labels = ctx.input(1);
+  check_softmax_xent(ctx, logits, labels);
   visit_dtype(logits.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_v<T>) {
@@ -538,9 +545,11 @@ inline std::vector<TensorSpec> infer_sparse_softmax_xent(const InferContext& c) 
   return {{c.dtype(0), Shape{batch}}, {c.dtype(0), Shape{batch, classes}}};
 }
 
-inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
-  const Value& logits = ctx.input(0);
-  const Value& labels = ctx.input(1);
+// SparseSoftmaxCrossEntropyWithLogits' shapes, checked before its labels are read (the CPU
+// and GPU kernels share it). Returns {rows, cols} of the logits.
+inline std::pair<std::int64_t, std::int64_t> check_sparse_xent_shapes(const KernelContext& ctx,
+                                                                      const Value& logits,
+                                                                      const Value& labels) {
   if (logits.rank() != 2)
     ctx.fail("logits must be 2-D, but got shape " + dims_to_string(logits.dims()));
   if (labels.rank() != 1)
@@ -551,11 +560,14 @@ inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
   const std::int64_t rows = logits.dims()[0], cols = logits.dims()[1];
   if (cols == 0)
     ctx.fail("Must have at least one class, but got logits shape " + dims_to_string(logits.dims()));
-  // Labels out of range are an error, reported with every label as TensorFlow does.
-  auto label_at = [&](std::int64_t r) -> std::int64_t {
-    if (labels.dtype() == DType::int32) return labels.data<std::int32_t>()[r];
-    return labels.data<std::int64_t>()[r];
-  };
+  return {rows, cols};
+}
+
+// Labels out of range are an error, reported with every label as TensorFlow does.
+// label_at(r) reads label r on the host (the CPU reads its buffer, the GPU a host copy).
+template <class LabelAt>
+void check_sparse_labels(const KernelContext& ctx, std::int64_t rows, std::int64_t cols,
+                         LabelAt label_at) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t y = label_at(r);
     if (y < 0 || y >= cols) {
@@ -566,6 +578,18 @@ inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
                ").  Label values: " + all);
     }
   }
+}
+
+inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
+  const Value& logits = ctx.input(0);
+  const Value& labels = ctx.input(1);
+  const auto shape = check_sparse_xent_shapes(ctx, logits, labels);
+  const std::int64_t rows = shape.first, cols = shape.second;
+  auto label_at = [&](std::int64_t r) -> std::int64_t {
+    if (labels.dtype() == DType::int32) return labels.data<std::int32_t>()[r];
+    return labels.data<std::int64_t>()[r];
+  };
+  check_sparse_labels(ctx, rows, cols, label_at);
   visit_dtype(logits.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_v<T>) {
@@ -648,9 +672,9 @@ inline std::vector<TensorSpec> infer_bias_add(const InferContext& c) {
   return {{c.dtype(0), Shape(d)}};
 }
 
-inline void bias_add_kernel(KernelContext& ctx) {
-  const Value& value = ctx.input(0);
-  const Value& bias = ctx.input(1);
+// BiasAdd's shapes (the CPU and GPU kernels share it). Returns the channels.
+inline std::int64_t check_bias_add(const KernelContext& ctx, const Value& value,
+                                   const Value& bias) {
   if (value.rank() < 2)
     ctx.fail("Input tensor must be at least 2D: " + dims_to_string(value.dims()));
   if (bias.rank() != 1) ctx.fail("Biases must be 1D: " + dims_to_string(bias.dims()));
@@ -658,6 +682,13 @@ inline void bias_add_kernel(KernelContext& ctx) {
   if (bias.dims()[0] != channels)
     ctx.fail("Must provide as many biases as the last dimension of the input tensor: " +
              dims_to_string(bias.dims()) + " vs. " + dims_to_string(value.dims()));
+  return channels;
+}
+
+inline void bias_add_kernel(KernelContext& ctx) {
+  const Value& value = ctx.input(0);
+  const Value& bias = ctx.input(1);
+  const std::int64_t channels = check_bias_add(ctx, value, bias);
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (BiasAddTypes::accepts<T>) {

@@ -106,11 +106,7 @@ struct SoftmaxXentRows {
 inline void softmax_xent_kernel(KernelContext& ctx) {
   const Value& logits = ctx.input(0);
   const Value& labels = ctx.input(1);
-  if (logits.rank() != 2)
-    ctx.fail("logits must be 2-dimensional, got shape " + dims_to_string(logits.dims()));
-  if (logits.dims() != labels.dims())
-    ctx.fail("logits and labels must be broadcastable: logits_size=" +
-             dims_to_string(logits.dims()) + " labels_size=" + dims_to_string(labels.dims()));
+  symflow::detail::check_softmax_xent(ctx, logits, labels);
   visit_dtype(logits.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::is_float_v<T>) {
@@ -164,35 +160,17 @@ void run_sparse_xent(KernelContext& ctx, const Value& logits, const Value& label
 inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
   const Value& logits = ctx.input(0);
   const Value& labels = ctx.input(1);
-  if (logits.rank() != 2)
-    ctx.fail("logits must be 2-D, but got shape " + dims_to_string(logits.dims()));
-  if (labels.rank() != 1)
-    ctx.fail("labels must be 1-D, but got shape " + dims_to_string(labels.dims()));
-  if (logits.dims()[0] != labels.dims()[0])
-    ctx.fail("logits and labels must have the same first dimension, got logits shape " +
-             dims_to_string(logits.dims()) + " and labels shape " + dims_to_string(labels.dims()));
-  const std::int64_t rows = logits.dims()[0], cols = logits.dims()[1];
-  if (cols == 0)
-    ctx.fail("Must have at least one class, but got logits shape " + dims_to_string(logits.dims()));
-  // Labels out of range are an error, reported with every label as TensorFlow does: the
-  // labels are read on the host before anything runs.
+  const auto shape = symflow::detail::check_sparse_xent_shapes(ctx, logits, labels);
+  const std::int64_t rows = shape.first, cols = shape.second;
+  // The labels are read on the host before anything runs.
   std::vector<std::int64_t> label_values;
   if (labels.dtype() == DType::int32) {
     for (std::int32_t v : host_vector<std::int32_t>(labels)) label_values.push_back(v);
   } else {
     label_values = host_vector<std::int64_t>(labels);  // (a TypeError unless int64)
   }
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t y = label_values[static_cast<std::size_t>(r)];
-    if (y < 0 || y >= cols) {
-      std::string all;
-      for (std::int64_t i = 0; i < rows; ++i)
-        all += (i ? " " : "") + std::to_string(label_values[static_cast<std::size_t>(i)]);
-      ctx.fail("Received a label value of " + std::to_string(y) +
-               " which is outside the valid range of [0, " + std::to_string(cols) +
-               ").  Label values: " + all);
-    }
-  }
+  symflow::detail::check_sparse_labels(
+      ctx, rows, cols, [&](std::int64_t r) { return label_values[static_cast<std::size_t>(r)]; });
   visit_dtype(logits.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::is_float_v<T>) {
@@ -222,13 +200,7 @@ struct AddBias {
 inline void bias_add_kernel(KernelContext& ctx) {
   const Value& value = ctx.input(0);
   const Value& bias = ctx.input(1);
-  if (value.rank() < 2)
-    ctx.fail("Input tensor must be at least 2D: " + dims_to_string(value.dims()));
-  if (bias.rank() != 1) ctx.fail("Biases must be 1D: " + dims_to_string(bias.dims()));
-  const std::int64_t channels = value.dims().back();
-  if (bias.dims()[0] != channels)
-    ctx.fail("Must provide as many biases as the last dimension of the input tensor: " +
-             dims_to_string(bias.dims()) + " vs. " + dims_to_string(value.dims()));
+  const std::int64_t channels = symflow::detail::check_bias_add(ctx, value, bias);
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::BiasAddTypes::accepts<T>) {
