@@ -199,23 +199,24 @@ inline std::vector<TensorSpec> infer_transpose(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline void transpose_kernel(KernelContext& ctx) {
-  const Value& x = ctx.input(0);
-  const Value& p = ctx.input(1);
+// Transpose's perm (a host value) checked against x's dims (the CPU and GPU kernels share
+// it); returns the output's dims and the view of x that reads it in output order.
+inline std::pair<Dims, View> transpose_plan(const KernelContext& ctx, const Dims& x_dims,
+                                            const Value& p) {
   if (p.rank() != 1) ctx.fail("perm must be a vector, not " + dims_to_string(p.dims()));
   Dims perm = shape_argument(p);
-  auto rank = static_cast<std::int64_t>(x.rank());
+  auto rank = static_cast<std::int64_t>(x_dims.size());
   if (static_cast<std::int64_t>(perm.size()) != rank)
     ctx.fail("transpose expects a vector of size " + str(rank) +
              ". But input(1) is a vector of size " + str(static_cast<std::int64_t>(perm.size())));
   std::vector<bool> seen(perm.size(), false);
   Dims out_dims;
-  Dims in_strides = row_major_strides(x.dims());
+  Dims in_strides = row_major_strides(x_dims);
   View src{{}, 0};
   for (auto d : perm) {
     if (d < 0 || d >= rank) ctx.fail(str(d) + " is out of range [0 .. " + str(rank) + ")");
     seen[static_cast<std::size_t>(d)] = true;
-    out_dims.push_back(x.dims()[static_cast<std::size_t>(d)]);
+    out_dims.push_back(x_dims[static_cast<std::size_t>(d)]);
     src.strides.push_back(in_strides[static_cast<std::size_t>(d)]);
   }
   for (std::size_t i = 0; i < seen.size(); ++i) {
@@ -224,6 +225,12 @@ inline void transpose_kernel(KernelContext& ctx) {
     for (std::size_t j = 0; j < perm.size(); ++j) list += (j ? "," : "") + str(perm[j]);
     ctx.fail(str(static_cast<std::int64_t>(i)) + " is missing from {" + list + "}.");
   }
+  return {std::move(out_dims), std::move(src)};
+}
+
+inline void transpose_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const auto [out_dims, src] = transpose_plan(ctx, x.dims(), ctx.input(1));
   Value& out = ctx.allocate_output(0, x.dtype(), out_dims);
   copy_box(x.raw_data(), src, out.raw_data(), contiguous(out_dims), out_dims,
            dtype_size(x.dtype()));
@@ -320,18 +327,18 @@ inline void concat_into(const std::vector<const Value*>& parts, std::size_t axis
   }
 }
 
-inline void concat_kernel(KernelContext& ctx) {
-  std::size_t n = ctx.num_inputs() - 1;
+// ConcatV2's axis (read from the last input) and its n inputs' shapes checked (the CPU and
+// GPU kernels share it); returns the axis, from 0, and the output's dims.
+inline std::pair<std::size_t, Dims> concat_plan(const KernelContext& ctx, std::size_t n,
+                                                std::int64_t axis) {
   const Value& first = ctx.input(0);
   std::int64_t rank = first.rank();
-  std::int64_t axis = scalar_index(ctx.input(n));
   if (axis < -rank || axis >= rank)
     ctx.fail("ConcatOp : Expected concatenating dimensions in the range [" + str(-rank) + ", " +
              str(rank) + "), but got " + str(axis));
   auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
   Dims out_dims = first.dims();
   out_dims[a] = 0;
-  std::vector<const Value*> parts;
   for (std::size_t i = 0; i < n; ++i) {
     const Value& v = ctx.input(i);
     std::string shapes = "shape[0] = " + dims_to_string(first.dims()) + " vs. shape[" +
@@ -343,9 +350,16 @@ inline void concat_kernel(KernelContext& ctx) {
         ctx.fail("ConcatOp : Dimension " + str(static_cast<std::int64_t>(d)) +
                  " in both shapes must be equal: " + shapes);
     out_dims[a] += v.dims()[a];
-    parts.push_back(&v);
   }
-  Value& out = ctx.allocate_output(0, first.dtype(), out_dims);
+  return {a, std::move(out_dims)};
+}
+
+inline void concat_kernel(KernelContext& ctx) {
+  std::size_t n = ctx.num_inputs() - 1;
+  const auto [a, out_dims] = concat_plan(ctx, n, scalar_index(ctx.input(n)));
+  std::vector<const Value*> parts;
+  for (std::size_t i = 0; i < n; ++i) parts.push_back(&ctx.input(i));
+  Value& out = ctx.allocate_output(0, ctx.input(0).dtype(), out_dims);
   concat_into(parts, a, out);
 }
 
@@ -364,19 +378,23 @@ inline std::vector<TensorSpec> infer_concat_offset(const InferContext& c) {
   return out;
 }
 
-inline void concat_offset_kernel(KernelContext& ctx) {
+// ConcatOffset's shapes checked and each input's offset (the CPU and GPU kernels share it).
+// host(i) is input i as a host value.
+template <class Host>
+std::vector<Dims> concat_offsets(const KernelContext& ctx, Host host) {
   std::size_t n = ctx.num_inputs() - 1;
-  Dims first = shape_argument(ctx.input(1));
+  Dims first = shape_argument(host(1));
   auto rank = static_cast<std::int64_t>(first.size());
-  std::int64_t axis = scalar_index(ctx.input(0));
+  std::int64_t axis = scalar_index(host(0));
   // TensorFlow wants 0 <= axis < rank; a negative axis counts from the end here, so the
   // gradient needs no FloorMod.
   if (axis < -rank || axis >= rank)
     ctx.fail("Concat dim is out of range: " + str(axis) + " vs. " + str(rank));
   auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
   std::int64_t at = 0;
+  std::vector<Dims> offsets;
   for (std::size_t i = 0; i < n; ++i) {
-    Dims s = shape_argument(ctx.input(i + 1));
+    Dims s = shape_argument(host(i + 1));
     if (s.size() != first.size())
       ctx.fail("input " + str(static_cast<std::int64_t>(i)) + " should contain " + str(rank) +
                " elements, but got " + str(static_cast<std::int64_t>(s.size())));
@@ -388,8 +406,15 @@ inline void concat_offset_kernel(KernelContext& ctx) {
     Dims offset(s.size(), 0);
     offset[a] = at;
     at += s[a];
-    ctx.set_output(i, int32_vector(offset));
+    offsets.push_back(std::move(offset));
   }
+  return offsets;
+}
+
+inline void concat_offset_kernel(KernelContext& ctx) {
+  const std::vector<Dims> offsets =
+      concat_offsets(ctx, [&](std::size_t i) -> const Value& { return ctx.input(i); });
+  for (std::size_t i = 0; i < offsets.size(); ++i) ctx.set_output(i, int32_vector(offsets[i]));
 }
 
 inline constexpr OpDef kConcatOffsetOp{.type = "ConcatOffset",
@@ -426,26 +451,33 @@ inline std::vector<TensorSpec> infer_pack(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline void pack_kernel(KernelContext& ctx) {
+// Pack's axis and inputs' shapes checked (the CPU and GPU kernels share it); returns the
+// new axis and the shape each value takes as a slab of size 1 along it.
+inline std::pair<std::size_t, Dims> pack_plan(const KernelContext& ctx) {
   const Value& first = ctx.input(0);
   auto rank = static_cast<std::int64_t>(first.rank());
   std::int64_t axis = ctx.attr<std::int64_t>("axis");
   if (axis < -(rank + 1) || axis > rank)
     ctx.fail("axis = " + str(axis) + " not in [" + str(-(rank + 1)) + ", " + str(rank + 1) + ")");
   auto a = static_cast<std::size_t>(axis < 0 ? axis + rank + 1 : axis);
-  // Each value becomes a slab of size 1 along the new axis.
   Dims slab = first.dims();
   slab.insert(slab.begin() + static_cast<std::ptrdiff_t>(a), 1);
-  std::vector<Value> parts;
-  std::vector<const Value*> ptrs;
   for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
     const Value& v = ctx.input(i);
     if (v.dims() != first.dims())
       ctx.fail("Shapes of all inputs must match: values[0].shape = " +
                dims_to_string(first.dims()) + " != values[" + str(static_cast<std::int64_t>(i)) +
                "].shape = " + dims_to_string(v.dims()));
-    parts.push_back(v.reshaped(slab));
   }
+  return {a, std::move(slab)};
+}
+
+inline void pack_kernel(KernelContext& ctx) {
+  const Value& first = ctx.input(0);
+  const auto [a, slab] = pack_plan(ctx);
+  std::vector<Value> parts;
+  std::vector<const Value*> ptrs;
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) parts.push_back(ctx.input(i).reshaped(slab));
   for (const Value& p : parts) ptrs.push_back(&p);
   Dims out_dims = slab;
   out_dims[a] = static_cast<std::int64_t>(ctx.num_inputs());
@@ -652,13 +684,18 @@ inline void resolve_split_sizes(const KernelContext& ctx, Dims& sizes, std::int6
                " must be >= 0. Got: " + str(sizes[i]));
 }
 
-inline void split_v_kernel(KernelContext& ctx) {
-  const Value& x = ctx.input(0);
-  const Value& s = ctx.input(1);
+// SplitV's size_splits input: one size per output (the CPU and GPU kernels share it).
+inline void check_split_v_sizes(const KernelContext& ctx, const Value& s) {
   auto n = ctx.attr<std::int64_t>("num_split");
   if (s.rank() != 1 || s.size() != n)
     ctx.fail("size of the split_tensor must be 1-D and have the same elements as outputs got " +
              str(s.rank()) + " -D and " + str(s.size()) + " elements");
+}
+
+inline void split_v_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const Value& s = ctx.input(1);
+  check_split_v_sizes(ctx, s);
   std::size_t axis = runtime_split_axis(ctx, x, scalar_index(ctx.input(2)));
   Dims sizes = shape_argument(s);
   resolve_split_sizes(ctx, sizes, x.dims()[axis]);
@@ -1320,13 +1357,27 @@ inline std::vector<TensorSpec> infer_range(const InferContext& c) {
   });
 }
 
-inline void range_kernel(KernelContext& ctx) {
+// Range's three inputs must be scalars (the CPU and GPU kernels share the check).
+inline void check_range_inputs(const KernelContext& ctx) {
   for (std::size_t i = 0; i < 3; ++i)
     if (ctx.input(i).size() != 1)
       ctx.fail(std::string(i == 0   ? "start"
                            : i == 1 ? "limit"
                                     : "delta") +
                " must be a scalar, not shape " + dims_to_string(ctx.input(i).dims()));
+}
+
+// Range's length, or its error as the kernel's failure (the CPU and GPU kernels share it).
+template <class T>
+std::int64_t kernel_range_size(const KernelContext& ctx, T start, T limit, T delta) {
+  std::string error;
+  auto n = range_size<T>(start, limit, delta, error);
+  if (!n) ctx.fail(error);
+  return *n;
+}
+
+inline void range_kernel(KernelContext& ctx) {
+  check_range_inputs(ctx);
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>) {
@@ -1334,10 +1385,8 @@ inline void range_kernel(KernelContext& ctx) {
     } else {
       T start = ctx.input(0).scalar<T>(), limit = ctx.input(1).scalar<T>();
       T delta = ctx.input(2).scalar<T>();
-      std::string error;
-      auto n = range_size<T>(start, limit, delta, error);
-      if (!n) ctx.fail(error);
-      Value& out = ctx.allocate_output(0, dtype_v<T>, {*n});
+      const std::int64_t n = kernel_range_size(ctx, start, limit, delta);
+      Value& out = ctx.allocate_output(0, dtype_v<T>, {n});
       T v = start;  // accumulated, as TensorFlow's kernel does (0.3 * 3 is 0.90000004f)
       for (T& o : out.flat<T>()) {
         o = v;

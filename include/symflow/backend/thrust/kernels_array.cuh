@@ -346,29 +346,7 @@ inline void tile_kernel(KernelContext& ctx) {
 
 inline void transpose_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
-  const Value& p = ctx.input(1);
-  if (p.rank() != 1) ctx.fail("perm must be a vector, not " + dims_to_string(p.dims()));
-  Dims perm = host_ints(p);
-  auto rank = static_cast<Index>(x.rank());
-  if (static_cast<Index>(perm.size()) != rank)
-    ctx.fail("transpose expects a vector of size " + tr::str(rank) +
-             ". But input(1) is a vector of size " + tr::str(static_cast<Index>(perm.size())));
-  std::vector<bool> seen(perm.size(), false);
-  Dims out_dims;
-  Dims in_strides = tr::row_major_strides(x.dims());
-  tr::View src{{}, 0};
-  for (auto d : perm) {
-    if (d < 0 || d >= rank) ctx.fail(tr::str(d) + " is out of range [0 .. " + tr::str(rank) + ")");
-    seen[static_cast<std::size_t>(d)] = true;
-    out_dims.push_back(x.dims()[static_cast<std::size_t>(d)]);
-    src.strides.push_back(in_strides[static_cast<std::size_t>(d)]);
-  }
-  for (std::size_t i = 0; i < seen.size(); ++i) {
-    if (seen[i]) continue;
-    std::string list;
-    for (std::size_t j = 0; j < perm.size(); ++j) list += (j ? "," : "") + tr::str(perm[j]);
-    ctx.fail(tr::str(static_cast<Index>(i)) + " is missing from {" + list + "}.");
-  }
+  const auto [out_dims, src] = tr::transpose_plan(ctx, x.dims(), host_value(ctx.input(1)));
   Value& out = output(ctx, 0, x.dtype(), out_dims);
   copy_box(ctx, "Transpose", x, src, out, tr::contiguous(out_dims), out_dims);
 }
@@ -397,83 +375,28 @@ inline void invert_permutation_kernel(KernelContext& ctx) {
 inline void concat_kernel(KernelContext& ctx) {
   std::size_t n = ctx.num_inputs() - 1;
   const Value& first = ctx.input(0);
-  Index rank = first.rank();
-  Index axis = tr::scalar_index(host_value(ctx.input(n)));
-  if (axis < -rank || axis >= rank)
-    ctx.fail("ConcatOp : Expected concatenating dimensions in the range [" + tr::str(-rank) + ", " +
-             tr::str(rank) + "), but got " + tr::str(axis));
-  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-  Dims out_dims = first.dims();
-  out_dims[a] = 0;
+  const auto [a, out_dims] = tr::concat_plan(ctx, n, tr::scalar_index(host_value(ctx.input(n))));
   std::vector<const Value*> parts;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Value& v = ctx.input(i);
-    std::string shapes = "shape[0] = " + dims_to_string(first.dims()) + " vs. shape[" +
-                         tr::str(static_cast<Index>(i)) + "] = " + dims_to_string(v.dims());
-    if (v.rank() != first.rank())
-      ctx.fail("ConcatOp : Ranks of all input tensors should match: " + shapes);
-    for (std::size_t d = 0; d < v.dims().size(); ++d)
-      if (d != a && v.dims()[d] != first.dims()[d])
-        ctx.fail("ConcatOp : Dimension " + tr::str(static_cast<Index>(d)) +
-                 " in both shapes must be equal: " + shapes);
-    out_dims[a] += v.dims()[a];
-    parts.push_back(&v);
-  }
+  for (std::size_t i = 0; i < n; ++i) parts.push_back(&ctx.input(i));
   Value& out = output(ctx, 0, first.dtype(), out_dims);
   concat_into(ctx, "ConcatV2", parts, a, out);
 }
 
 // Host-computed (a HostMemory kernel in TensorFlow), copied to the device.
 inline void concat_offset_kernel(KernelContext& ctx) {
-  std::size_t n = ctx.num_inputs() - 1;
-  Dims first = host_ints(ctx.input(1));
-  auto rank = static_cast<Index>(first.size());
-  Index axis = tr::scalar_index(host_value(ctx.input(0)));
-  if (axis < -rank || axis >= rank)
-    ctx.fail("Concat dim is out of range: " + tr::str(axis) + " vs. " + tr::str(rank));
-  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-  Index at = 0;
-  std::vector<Value> offsets;
-  for (std::size_t i = 0; i < n; ++i) {
-    Dims s = host_ints(ctx.input(i + 1));
-    if (s.size() != first.size())
-      ctx.fail("input " + tr::str(static_cast<Index>(i)) + " should contain " + tr::str(rank) +
-               " elements, but got " + tr::str(static_cast<Index>(s.size())));
-    for (std::size_t d = 0; d < s.size(); ++d)
-      if (d != a && s[d] != first[d])
-        ctx.fail("All dimensions except " + tr::str(axis) + " must match. Input " +
-                 tr::str(static_cast<Index>(i)) + " has shape " + dims_to_string(s) +
-                 " and doesn't match input 0 with shape " + dims_to_string(first) + ".");
-    Dims offset(s.size(), 0);
-    offset[a] = at;
-    at += s[a];
-    offsets.push_back(symflow::detail::int32_vector(offset));
-  }
-  for (std::size_t i = 0; i < n; ++i) ctx.set_output(i, copy_to_device(offsets[i]));
+  const std::vector<Dims> offsets =
+      tr::concat_offsets(ctx, [&](std::size_t i) { return host_value(ctx.input(i)); });
+  for (std::size_t i = 0; i < offsets.size(); ++i)
+    ctx.set_output(i, copy_to_device(symflow::detail::int32_vector(offsets[i])));
 }
 
 // ---- Pack, Unpack ---------------------------------------------------------------------------
 
 inline void pack_kernel(KernelContext& ctx) {
   const Value& first = ctx.input(0);
-  auto rank = static_cast<Index>(first.rank());
-  Index axis = ctx.attr<std::int64_t>("axis");
-  if (axis < -(rank + 1) || axis > rank)
-    ctx.fail("axis = " + tr::str(axis) + " not in [" + tr::str(-(rank + 1)) + ", " +
-             tr::str(rank + 1) + ")");
-  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank + 1 : axis);
-  // Each value becomes a slab of size 1 along the new axis.
-  Dims slab = first.dims();
-  slab.insert(slab.begin() + static_cast<std::ptrdiff_t>(a), 1);
+  const auto [a, slab] = tr::pack_plan(ctx);
   std::vector<Value> parts;
-  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
-    const Value& v = ctx.input(i);
-    if (v.dims() != first.dims())
-      ctx.fail(
-          "Shapes of all inputs must match: values[0].shape = " + dims_to_string(first.dims()) +
-          " != values[" + tr::str(static_cast<Index>(i)) + "].shape = " + dims_to_string(v.dims()));
-    parts.push_back(v.reshaped(slab));
-  }
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) parts.push_back(ctx.input(i).reshaped(slab));
   std::vector<const Value*> ptrs;
   for (const Value& p : parts) ptrs.push_back(&p);
   Dims out_dims = slab;
@@ -527,10 +450,7 @@ inline void split_kernel(KernelContext& ctx) {
 inline void split_v_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
   const Value& s = ctx.input(1);
-  auto n = ctx.attr<std::int64_t>("num_split");
-  if (s.rank() != 1 || s.size() != n)
-    ctx.fail("size of the split_tensor must be 1-D and have the same elements as outputs got " +
-             tr::str(s.rank()) + " -D and " + tr::str(s.size()) + " elements");
+  tr::check_split_v_sizes(ctx, s);
   std::size_t axis = tr::runtime_split_axis(ctx, x, tr::scalar_index(host_value(ctx.input(2))));
   Dims sizes = host_ints(s);
   symflow::detail::transform::resolve_split_sizes(ctx, sizes, x.dims()[axis]);
@@ -917,12 +837,7 @@ struct RangeAccumulated {
 };
 
 inline void range_kernel(KernelContext& ctx) {
-  for (std::size_t i = 0; i < 3; ++i)
-    if (ctx.input(i).size() != 1)
-      ctx.fail(std::string(i == 0   ? "start"
-                           : i == 1 ? "limit"
-                                    : "delta") +
-               " must be a scalar, not shape " + dims_to_string(ctx.input(i).dims()));
+  tr::check_range_inputs(ctx);
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t>) {
@@ -930,17 +845,15 @@ inline void range_kernel(KernelContext& ctx) {
     } else {
       T start = host_vector<T>(ctx.input(0))[0], limit = host_vector<T>(ctx.input(1))[0];
       T delta = host_vector<T>(ctx.input(2))[0];
-      std::string error;
-      auto n = tr::range_size<T>(start, limit, delta, error);
-      if (!n) ctx.fail(error);
-      Value& out = output(ctx, 0, dtype_v<T>, {*n});
-      if (*n == 0) return;
+      const Index n = tr::kernel_range_size(ctx, start, limit, delta);
+      Value& out = output(ctx, 0, dtype_v<T>, {n});
+      if (n == 0) return;
       if constexpr (std::is_integral_v<T>) {
-        thrust::for_each(policy(), Counting(0), Counting(*n),
+        thrust::for_each(policy(), Counting(0), Counting(n),
                          RangeIntegers<T>{start, delta, out.device_data<T>()});
       } else {
         thrust::for_each(policy(), Counting(0), Counting(1),
-                         RangeAccumulated<T>{start, delta, out.device_data<T>(), *n});
+                         RangeAccumulated<T>{start, delta, out.device_data<T>(), n});
       }
     }
   });
