@@ -263,17 +263,16 @@ inline std::vector<TensorSpec> infer_select(const InferContext& c) {
   return {{c.dtype(1), data}};
 }
 
-inline void select_kernel(KernelContext& ctx) {
-  const Value& cond = ctx.input(0);
-  const Value& t = ctx.input(1);
-  const Value& e = ctx.input(2);
-  const bool* cv = cond.data<bool>();
+// Select's shapes, checked as TensorFlow's kernel checks them (the CPU and GPU kernels share
+// it). Returns the elements each condition entry chooses: all of them for a scalar cond, a
+// row of 'then' for a vector cond with higher-rank branches, else 1.
+inline std::int64_t select_inner(const KernelContext& ctx, const Value& cond, const Value& t,
+                                 const Value& e) {
   if (cond.rank() == 0) {
     if (t.dims() != e.dims())
       ctx.fail("'then' and 'else' must have the same size.  but received: " +
                dims_to_string(t.dims()) + " vs. " + dims_to_string(e.dims()));
-    ctx.set_output(0, cv[0] ? t : e);
-    return;
+    return t.size();
   }
   const bool broadcasting = cond.rank() == 1 && t.rank() != 1;
   std::int64_t inner = 1;  // elements each condition entry chooses
@@ -294,6 +293,19 @@ inline void select_kernel(KernelContext& ctx) {
                  " of type Select must have the same size and shape.  Input 0: " +
                  dims_to_string(cond.dims()) + " != input " + std::to_string(i) + ": " +
                  dims_to_string(ctx.input(i).dims()));
+  }
+  return inner;
+}
+
+inline void select_kernel(KernelContext& ctx) {
+  const Value& cond = ctx.input(0);
+  const Value& t = ctx.input(1);
+  const Value& e = ctx.input(2);
+  const bool* cv = cond.data<bool>();
+  const std::int64_t inner = select_inner(ctx, cond, t, e);
+  if (cond.rank() == 0) {
+    ctx.set_output(0, cv[0] ? t : e);
+    return;
   }
   Value& out = ctx.allocate_output(0, t.dtype(), t.dims());
   visit_dtype(t.dtype(), [&](auto tag) {
@@ -379,28 +391,31 @@ inline std::vector<TensorSpec> infer_arg_reduce(const InferContext& c) {
   return {{out, Shape(dims)}};
 }
 
+// ArgMax/ArgMin's dimension (a host value) checked against the input's dims `d` (the CPU
+// and GPU kernels share it): the input split at the axis, and the output's dims.
+struct ArgReducePlan {
+  AxisSplit split;
+  Dims out_dims;
+};
+inline ArgReducePlan arg_reduce_plan(const KernelContext& ctx, const Dims& d, const Value& dim) {
+  ArgReducePlan p{split_at_axis_input(
+                      ctx, d, dim,
+                      "dim must be a scalar, but received tensor of shape: ", "Expected dimension"),
+                  d};
+  p.out_dims.erase(p.out_dims.begin() + p.split.axis);
+  if (p.split.len == 0 && num_elements(p.out_dims) > 0)
+    ctx.fail("Reduction axis " + std::to_string(p.split.axis) + " is empty in shape " +
+             dims_to_string(d));
+  return p;
+}
+
 // First index of the largest (smallest) element; NaN never wins, as in Eigen's reducer.
 template <bool Max>
 void arg_reduce_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const Value& dim = ctx.input(1);
-  if (dim.rank() != 0)
-    ctx.fail("dim must be a scalar, but received tensor of shape: " + dims_to_string(dim.dims()));
-  const auto rank = static_cast<std::int64_t>(in.rank());
-  std::int64_t axis = shape_argument(dim)[0];
-  if (axis < -rank || axis >= rank)
-    ctx.fail("Expected dimension in the range [" + std::to_string(-rank) + ", " +
-             std::to_string(rank) + "), but got " + std::to_string(axis));
-  if (axis < 0) axis += rank;
-  const Dims& d = in.dims();
-  const std::int64_t len = d[static_cast<std::size_t>(axis)];
-  Dims out_dims = d;
-  out_dims.erase(out_dims.begin() + axis);
-  if (len == 0 && num_elements(out_dims) > 0)
-    ctx.fail("Reduction axis " + std::to_string(axis) + " is empty in shape " + dims_to_string(d));
-  std::int64_t outer = 1, inner = 1;
-  for (std::int64_t a = 0; a < axis; ++a) outer *= d[static_cast<std::size_t>(a)];
-  for (std::int64_t a = axis + 1; a < rank; ++a) inner *= d[static_cast<std::size_t>(a)];
+  const ArgReducePlan p = arg_reduce_plan(ctx, in.dims(), ctx.input(1));
+  const std::int64_t outer = p.split.outer, len = p.split.len, inner = p.split.inner;
+  const Dims& out_dims = p.out_dims;
   DType out_type = ctx.attr<DType>("output_type");
   Value out(out_type, out_dims);
   visit_dtype(in.dtype(), [&](auto tag) {

@@ -5,6 +5,7 @@
 #include <concepts>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -26,6 +27,32 @@ inline constexpr bool is_signed_number_v = is_number_v<T>&& std::is_signed_v<T>;
 
 [[noreturn]] inline void unsupported_dtype(KernelContext& ctx, DType d) {
   ctx.fail("No kernel for dtype " + std::string(dtype_name(d)) + " on this op");
+}
+
+// Dims seen as [outer, len, inner] around one axis (counted from 0): what the axis-wise
+// kernels (ArgMax, ArgMin, Cumsum, Cumprod) loop over, on the CPU and on the GPU.
+struct AxisSplit {
+  std::int64_t axis = 0, outer = 1, len = 1, inner = 1;
+};
+
+// A scalar axis input (a host value) checked against `d`, then `d` split there. The
+// messages start with the caller's words: ArgMax's and the scans' differ in TensorFlow.
+inline AxisSplit split_at_axis_input(const KernelContext& ctx, const Dims& d,
+                                     const Value& axis_value, const std::string& not_scalar,
+                                     const std::string& expected) {
+  if (axis_value.rank() != 0) ctx.fail(not_scalar + dims_to_string(axis_value.dims()));
+  const auto rank = static_cast<std::int64_t>(d.size());
+  std::int64_t axis = shape_argument(axis_value)[0];
+  if (axis < -rank || axis >= rank)
+    ctx.fail(expected + " in the range [" + std::to_string(-rank) + ", " + std::to_string(rank) +
+             "), but got " + std::to_string(axis));
+  if (axis < 0) axis += rank;
+  AxisSplit s;
+  s.axis = axis;
+  s.len = d[static_cast<std::size_t>(axis)];
+  for (std::int64_t a = 0; a < axis; ++a) s.outer *= d[static_cast<std::size_t>(a)];
+  for (std::int64_t a = axis + 1; a < rank; ++a) s.inner *= d[static_cast<std::size_t>(a)];
+  return s;
 }
 
 // Integer arithmetic wraps around (two's complement), as TensorFlow's kernels do on

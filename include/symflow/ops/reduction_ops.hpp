@@ -93,26 +93,21 @@ inline std::vector<TensorSpec> infer_scan(const InferContext& c) {
   return {c.inputs[0]};
 }
 
+// A scan's axis (a host value) checked against the input's dims (the CPU and GPU kernels
+// share it), and the input split there.
+inline AxisSplit scan_split(const KernelContext& ctx, const Dims& d, const Value& axis_value) {
+  return split_at_axis_input(ctx, d, axis_value, "ScanOp: axis must be a scalar, not ",
+                             "ScanOp: Expected scan axis");
+}
+
 template <bool IsProd>
 void scan_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const Value& axis_value = ctx.input(1);
-  if (axis_value.rank() != 0)
-    ctx.fail("ScanOp: axis must be a scalar, not " + dims_to_string(axis_value.dims()));
-  const auto rank = static_cast<std::int64_t>(in.rank());
-  std::int64_t axis = shape_argument(axis_value)[0];
-  if (axis < -rank || axis >= rank)
-    ctx.fail("ScanOp: Expected scan axis in the range [" + std::to_string(-rank) + ", " +
-             std::to_string(rank) + "), but got " + std::to_string(axis));
-  if (axis < 0) axis += rank;
+  const AxisSplit split = scan_split(ctx, in.dims(), ctx.input(1));
+  const std::int64_t outer = split.outer, len = split.len, inner = split.inner;
   const bool exclusive = ctx.attr<bool>("exclusive");
   const bool reverse = ctx.attr<bool>("reverse");
-  const Dims& d = in.dims();
-  const std::int64_t len = d[static_cast<std::size_t>(axis)];
-  std::int64_t outer = 1, inner = 1;
-  for (std::int64_t a = 0; a < axis; ++a) outer *= d[static_cast<std::size_t>(a)];
-  for (std::int64_t a = axis + 1; a < rank; ++a) inner *= d[static_cast<std::size_t>(a)];
-  Value& out = ctx.allocate_output(0, in.dtype(), d);
+  Value& out = ctx.allocate_output(0, in.dtype(), in.dims());
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_number_v<T>) {

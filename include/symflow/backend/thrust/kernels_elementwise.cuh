@@ -340,33 +340,11 @@ inline void select_kernel(KernelContext& ctx) {
   const Value& cond = ctx.input(0);
   const Value& t = ctx.input(1);
   const Value& e = ctx.input(2);
+  const std::int64_t inner = sd::select_inner(ctx, cond, t, e);
   if (cond.rank() == 0) {
-    if (t.dims() != e.dims())
-      ctx.fail("'then' and 'else' must have the same size.  but received: " +
-               dims_to_string(t.dims()) + " vs. " + dims_to_string(e.dims()));
     const bool c = host_vector<bool>(cond).at(0);
     ctx.set_output(0, c ? t : e);
     return;
-  }
-  const bool broadcasting = cond.rank() == 1 && t.rank() != 1;
-  std::int64_t inner = 1;  // elements each condition entry chooses
-  if (broadcasting) {
-    if (t.rank() == 0)
-      ctx.fail("'then' must be at least a vector, but saw shape: " + dims_to_string(t.dims()));
-    if (t.dims()[0] != cond.size())
-      ctx.fail("Number of batches of 'then' must match size of 'cond', but saw: " +
-               std::to_string(t.dims()[0]) + " vs. " + std::to_string(cond.size()));
-    if (t.dims() != e.dims())
-      ctx.fail("'then' and 'else' must have the same size.  but received: " +
-               dims_to_string(t.dims()) + " vs. " + dims_to_string(e.dims()));
-    inner = cond.size() == 0 ? 0 : t.size() / cond.size();
-  } else {
-    for (std::size_t i = 1; i < 3; ++i)
-      if (ctx.input(i).dims() != cond.dims())
-        ctx.fail("Inputs to operation " + ctx.node_name() +
-                 " of type Select must have the same size and shape.  Input 0: " +
-                 dims_to_string(cond.dims()) + " != input " + std::to_string(i) + ": " +
-                 dims_to_string(ctx.input(i).dims()));
   }
   Value& out = output(ctx, 0, t.dtype(), t.dims());
   visit_dtype(t.dtype(), [&](auto tag) {

@@ -209,15 +209,8 @@ template <class T, class C>
 Value reduce(const KernelContext& ctx, const Value& in, const std::vector<bool>& reduced,
              bool keep_dims, T init, C combine) {
   const Dims& d = in.dims();
-  const std::size_t rank = d.size();
-  Dims out_dims;
-  for (std::size_t a = 0; a < rank; ++a) {
-    if (!reduced[a])
-      out_dims.push_back(d[a]);
-    else if (keep_dims)
-      out_dims.push_back(1);
-  }
-  Value out = empty_device_value(dtype_v<T>, out_dims);
+  Value out =
+      empty_device_value(dtype_v<T>, cpu::detail::reduce::reduced_dims(d, reduced, keep_dims));
   T* y = out.device_data<T>();
   const std::int64_t outputs = out.size();
   const T* x = in.device_data<T>();  // (a TypeError on another dtype, as on the CPU)
@@ -412,25 +405,11 @@ void run_arg_reduce(const Value& in, Value& out, std::int64_t len, std::int64_t 
 template <bool Max>
 void arg_reduce_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const Value& dim = ctx.input(1);
-  if (dim.rank() != 0)
-    ctx.fail("dim must be a scalar, but received tensor of shape: " + dims_to_string(dim.dims()));
-  const auto rank = static_cast<std::int64_t>(in.rank());
-  std::int64_t axis = symflow::detail::shape_argument(host_value(dim))[0];
-  if (axis < -rank || axis >= rank)
-    ctx.fail("Expected dimension in the range [" + std::to_string(-rank) + ", " +
-             std::to_string(rank) + "), but got " + std::to_string(axis));
-  if (axis < 0) axis += rank;
-  const Dims& d = in.dims();
-  const std::int64_t len = d[static_cast<std::size_t>(axis)];
-  Dims out_dims = d;
-  out_dims.erase(out_dims.begin() + axis);
-  if (len == 0 && num_elements(out_dims) > 0)
-    ctx.fail("Reduction axis " + std::to_string(axis) + " is empty in shape " + dims_to_string(d));
-  std::int64_t inner = 1;
-  for (std::int64_t a = axis + 1; a < rank; ++a) inner *= d[static_cast<std::size_t>(a)];
+  const symflow::detail::ArgReducePlan p =
+      symflow::detail::arg_reduce_plan(ctx, in.dims(), host_value(ctx.input(1)));
+  const std::int64_t len = p.split.len, inner = p.split.inner;
   const DType out_type = ctx.attr<DType>("output_type");
-  Value out = empty_device_value(out_type, out_dims);
+  Value out = empty_device_value(out_type, p.out_dims);
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (out_type == DType::int64)
@@ -464,26 +443,15 @@ struct Scan {
 template <bool IsProd>
 void scan_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const Value& axis_value = ctx.input(1);
-  if (axis_value.rank() != 0)
-    ctx.fail("ScanOp: axis must be a scalar, not " + dims_to_string(axis_value.dims()));
-  const auto rank = static_cast<std::int64_t>(in.rank());
-  std::int64_t axis = symflow::detail::shape_argument(host_value(axis_value))[0];
-  if (axis < -rank || axis >= rank)
-    ctx.fail("ScanOp: Expected scan axis in the range [" + std::to_string(-rank) + ", " +
-             std::to_string(rank) + "), but got " + std::to_string(axis));
-  if (axis < 0) axis += rank;
+  const symflow::detail::AxisSplit split =
+      symflow::detail::scan_split(ctx, in.dims(), host_value(ctx.input(1)));
+  const std::int64_t outer = split.outer, len = split.len, inner = split.inner;
   const bool exclusive = ctx.attr<bool>("exclusive");
   const bool reverse = ctx.attr<bool>("reverse");
-  const Dims& d = in.dims();
-  const std::int64_t len = d[static_cast<std::size_t>(axis)];
-  std::int64_t outer = 1, inner = 1;
-  for (std::int64_t a = 0; a < axis; ++a) outer *= d[static_cast<std::size_t>(a)];
-  for (std::int64_t a = axis + 1; a < rank; ++a) inner *= d[static_cast<std::size_t>(a)];
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::is_number_v<T>) {
-      Value& o = output(ctx, 0, in.dtype(), d);
+      Value& o = output(ctx, 0, in.dtype(), in.dims());
       launch(outer * inner, Scan<T, IsProd>{in.device_data<T>(), o.device_data<T>(), len, inner,
                                             exclusive, reverse});
     } else {
