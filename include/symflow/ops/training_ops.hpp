@@ -131,6 +131,25 @@ class SlotLocks {
   std::vector<std::unique_lock<std::mutex>> locks_;
 };
 
+// An update's inputs checked as TensorFlow's kernels check them, with the references' slots
+// locked (the CPU and GPU kernels share it).
+inline void check_training_inputs(const KernelContext& ctx, const TrainingSignature& s,
+                                  const std::vector<VariableSlot*>& slots) {
+  for (VariableSlot* slot : slots) require_initialized(ctx, *slot);
+  for (std::size_t i = 1; i < s.num_inputs(); ++i)
+    if (s.is_scalar(i) && ctx.input(i).rank() != 0)
+      ctx.fail(std::string(s.input(i)) +
+               " is not a scalar: " + dims_to_string(ctx.input(i).dims()));
+  const Dims& dims = slots[0]->value.dims();
+  for (std::size_t i = 1; i < s.num_inputs(); ++i) {
+    if (s.is_scalar(i)) continue;
+    const Dims& other = i < s.num_refs ? slots[i]->value.dims() : ctx.input(i).dims();
+    if (other != dims)
+      ctx.fail("var and " + std::string(s.input(i)) + " do not have the same shape" +
+               dims_to_string(dims) + " " + dims_to_string(other));
+  }
+}
+
 // Runs an update: checks the inputs as TensorFlow's kernels do, then calls
 // body(refs, scalar, tensor, n) on fresh copies of the references' buffers, where
 // refs[k] points at reference k's new values, scalar(i) is scalar input i and
@@ -141,19 +160,7 @@ void run_training_update(KernelContext& ctx, const TrainingSignature& s, Body bo
   for (std::size_t i = 0; i < s.num_refs; ++i) slots.push_back(&ctx.ref_input(i));
   {
     SlotLocks locks(slots);
-    for (VariableSlot* slot : slots) require_initialized(ctx, *slot);
-    for (std::size_t i = 1; i < s.num_inputs(); ++i)
-      if (s.is_scalar(i) && ctx.input(i).rank() != 0)
-        ctx.fail(std::string(s.input(i)) +
-                 " is not a scalar: " + dims_to_string(ctx.input(i).dims()));
-    const Dims& dims = slots[0]->value.dims();
-    for (std::size_t i = 1; i < s.num_inputs(); ++i) {
-      if (s.is_scalar(i)) continue;
-      const Dims& other = i < s.num_refs ? slots[i]->value.dims() : ctx.input(i).dims();
-      if (other != dims)
-        ctx.fail("var and " + std::string(s.input(i)) + " do not have the same shape" +
-                 dims_to_string(dims) + " " + dims_to_string(other));
-    }
+    check_training_inputs(ctx, s, slots);
     DType dtype = slots[0]->value.dtype();
     visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;

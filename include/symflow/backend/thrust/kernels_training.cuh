@@ -47,19 +47,7 @@ void run_update(KernelContext& ctx, const sd::TrainingSignature& s, Launch launc
   for (std::size_t i = 0; i < s.num_refs; ++i) slots.push_back(&ctx.ref_input(i));
   {
     sd::SlotLocks locks(slots);
-    for (VariableSlot* slot : slots) sd::require_initialized(ctx, *slot);
-    for (std::size_t i = 1; i < s.num_inputs(); ++i)
-      if (s.is_scalar(i) && ctx.input(i).rank() != 0)
-        ctx.fail(std::string(s.input(i)) +
-                 " is not a scalar: " + dims_to_string(ctx.input(i).dims()));
-    const Dims& dims = slots[0]->value.dims();
-    for (std::size_t i = 1; i < s.num_inputs(); ++i) {
-      if (s.is_scalar(i)) continue;
-      const Dims& other = i < s.num_refs ? slots[i]->value.dims() : ctx.input(i).dims();
-      if (other != dims)
-        ctx.fail("var and " + std::string(s.input(i)) + " do not have the same shape" +
-                 dims_to_string(dims) + " " + dims_to_string(other));
-    }
+    sd::check_training_inputs(ctx, s, slots);
     const DType dtype = slots[0]->value.dtype();
     visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
