@@ -58,14 +58,19 @@ inline std::vector<TensorSpec> infer_assign(const InferContext& c) {
   return {{c.dtype(0), out, true}};
 }
 
+// Assign's shapes, checked with the slot locked (the CPU and GPU kernels share it).
+inline void check_assign(const KernelContext& ctx, const VariableSlot& slot, const Value& value) {
+  if (ctx.attr<bool>("validate_shape") && slot.initialized && slot.value.dims() != value.dims())
+    ctx.fail("Assign requires shapes of both tensors to match. lhs shape= " +
+             dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(value.dims()));
+}
+
 inline void assign_kernel(KernelContext& ctx) {
   VariableSlot& slot = ctx.ref_input(0);
   const Value& value = ctx.input(1);
   {
     std::lock_guard lock(slot.mutex);
-    if (ctx.attr<bool>("validate_shape") && slot.initialized && slot.value.dims() != value.dims())
-      ctx.fail("Assign requires shapes of both tensors to match. lhs shape= " +
-               dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(value.dims()));
+    check_assign(ctx, slot, value);
     slot.value = value.clone();  // the value may be a caller's feed: keep a copy
     slot.initialized = true;
   }
@@ -91,17 +96,23 @@ std::vector<TensorSpec> infer_assign_update(const InferContext& c) {
   return {{c.dtype(0), c.shape(0).merge_with(c.shape(1)), true}};
 }
 
+// AssignAdd's or AssignSub's variable and shapes, checked with the slot locked (the CPU and
+// GPU kernels share it).
+inline void check_assign_update(const KernelContext& ctx, std::string_view type,
+                                const VariableSlot& slot, const Value& delta) {
+  require_initialized(ctx, slot);
+  if (slot.value.dims() != delta.dims())
+    ctx.fail(std::string(type) + " requires shapes of both tensors to match. lhs shape= " +
+             dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(delta.dims()));
+}
+
 template <class Fn>
 void assign_update_kernel(KernelContext& ctx) {
   VariableSlot& slot = ctx.ref_input(0);
   const Value& delta = ctx.input(1);
   {
     std::lock_guard lock(slot.mutex);
-    require_initialized(ctx, slot);
-    if (slot.value.dims() != delta.dims())
-      ctx.fail(std::string(Fn::assign_type) +
-               " requires shapes of both tensors to match. lhs shape= " +
-               dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(delta.dims()));
+    check_assign_update(ctx, Fn::assign_type, slot, delta);
     visit_dtype(delta.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (Fn::template accepts<T>) {

@@ -44,9 +44,7 @@ inline void assign_kernel(KernelContext& ctx) {
   const Value& value = ctx.input(1);
   {
     std::lock_guard lock(slot.mutex);
-    if (ctx.attr<bool>("validate_shape") && slot.initialized && slot.value.dims() != value.dims())
-      ctx.fail("Assign requires shapes of both tensors to match. lhs shape= " +
-               dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(value.dims()));
+    symflow::detail::check_assign(ctx, slot, value);
     slot.value = copy_on_device(value);  // the variable owns its buffer
     slot.initialized = true;
   }
@@ -101,11 +99,7 @@ void assign_update_kernel(KernelContext& ctx) {
   const Value& delta = ctx.input(1);
   {
     std::lock_guard lock(slot.mutex);
-    symflow::detail::require_initialized(ctx, slot);
-    if (slot.value.dims() != delta.dims())
-      ctx.fail(std::string(Fn::assign_type) +
-               " requires shapes of both tensors to match. lhs shape= " +
-               dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(delta.dims()));
+    symflow::detail::check_assign_update(ctx, Fn::assign_type, slot, delta);
     visit_dtype(delta.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (Fn::template accepts<T>) {
