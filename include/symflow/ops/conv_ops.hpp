@@ -218,9 +218,9 @@ inline void require_4d(const KernelContext& ctx, const Dims& d, std::string_view
   if (d.size() != 4) ctx.fail(std::string(what) + " must be 4-dimensional: " + dims_to_string(d));
 }
 
-// A 4-element int32/int64 size vector input (input_sizes, filter_sizes, ...).
-inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_view what) {
-  const Value& v = ctx.input(i);
+// A 4-element int32/int64 size vector (input_sizes, filter_sizes, ...), a host value (the CPU
+// and GPU kernels share it).
+inline Dims kernel_sizes(const KernelContext& ctx, const Value& v, std::string_view what) {
   if (v.rank() != 1 || v.size() != 4)
     ctx.fail(std::string(what) + " must be a vector of 4 values, got shape " +
              dims_to_string(v.dims()));
@@ -228,6 +228,9 @@ inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_vi
   for (std::int64_t x : d)
     if (x < 0) ctx.fail(std::string(what) + " must not be negative: " + dims_to_string(d));
   return d;
+}
+inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_view what) {
+  return kernel_sizes(ctx, ctx.input(i), what);
 }
 
 // The conv geometry for input dims `in` and filter dims `f`; fails where TensorFlow's
@@ -435,6 +438,16 @@ inline Dims pool_out_dims(const cpu::Pool2DGeometry& g) {
   return {g.batch, g.out_rows, g.out_cols, g.depth};
 }
 
+// A pooling gradient's input `what` must have the pool's output shape (the CPU and GPU
+// kernels share the check).
+inline void require_pool_out_shape(const KernelContext& ctx, const cpu::Pool2DGeometry& g,
+                                   const Dims& got, std::string_view what) {
+  const Dims want = pool_out_dims(g);
+  if (got != want)
+    ctx.fail("Expected " + std::string(what) + " shape to be " + dims_to_string(want) +
+             ", but got " + dims_to_string(got));
+}
+
 inline void max_pool_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
@@ -476,13 +489,8 @@ inline void max_pool_grad_kernel(KernelContext& ctx) {
   const Value& out = ctx.input(1);
   const Value& dy = ctx.input(2);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
-  const Dims want = pool_out_dims(g);
-  if (out.dims() != want)
-    ctx.fail("Expected orig_output shape to be " + dims_to_string(want) + ", but got " +
-             dims_to_string(out.dims()));
-  if (dy.dims() != want)
-    ctx.fail("Expected grad shape to be " + dims_to_string(want) + ", but got " +
-             dims_to_string(dy.dims()));
+  require_pool_out_shape(ctx, g, out.dims(), "orig_output");
+  require_pool_out_shape(ctx, g, dy.dims(), "grad");
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& dx = ctx.allocate_output(0, in.dtype(), in.dims());
@@ -513,10 +521,7 @@ inline void avg_pool_grad_kernel(KernelContext& ctx) {
   const Dims sizes = kernel_sizes(ctx, 0, "orig_input_shape");
   const Value& dy = ctx.input(1);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, sizes);
-  const Dims want = pool_out_dims(g);
-  if (dy.dims() != want)
-    ctx.fail("Expected grad shape to be " + dims_to_string(want) + ", but got " +
-             dims_to_string(dy.dims()));
+  require_pool_out_shape(ctx, g, dy.dims(), "grad");
   visit_float(ctx, dy.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& dx = ctx.allocate_output(0, dy.dtype(), sizes);

@@ -61,6 +61,22 @@ SYMFLOW_HD inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
+// Flat index i of a row-major [d0, d1, d2, d3] array as its coordinates (d0 is implied).
+struct Index4 {
+  std::int64_t i0, i1, i2, i3;
+};
+SYMFLOW_HD inline Index4 split_index4(std::int64_t i, std::int64_t d1, std::int64_t d2,
+                                      std::int64_t d3) {
+  Index4 r;
+  r.i3 = i % d3;
+  std::int64_t p = i / d3;
+  r.i2 = p % d2;
+  p /= d2;
+  r.i1 = p % d1;
+  r.i0 = p / d1;
+  return r;
+}
+
 // ---- Conv2D: out[n, oh, ow, co] = sum over (kh, kw, ci) of in * filter ----------------
 
 template <class T>
@@ -70,12 +86,8 @@ struct Conv2DForward {
   const T* filter;
   T* output;
   SYMFLOW_HD void operator()(std::int64_t i) const {
-    const std::int64_t co = i % g.out_depth;
-    std::int64_t p = i / g.out_depth;
-    const std::int64_t ow = p % g.out_cols;
-    p /= g.out_cols;
-    const std::int64_t oh = p % g.out_rows;
-    const std::int64_t n = p / g.out_rows;
+    const Index4 at = split_index4(i, g.out_rows, g.out_cols, g.out_depth);
+    const std::int64_t n = at.i0, oh = at.i1, ow = at.i2, co = at.i3;
     const T* image = input + n * g.in_rows * g.in_cols * g.in_depth;
     T sum = T(0);
     for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
@@ -103,12 +115,8 @@ struct Conv2DBackpropInputGather {
   const T* out_grad;
   T* input_grad;
   SYMFLOW_HD void operator()(std::int64_t i) const {
-    const std::int64_t ci = i % g.in_depth;
-    std::int64_t p = i / g.in_depth;
-    const std::int64_t iw = p % g.in_cols;
-    p /= g.in_cols;
-    const std::int64_t ih = p % g.in_rows;
-    const std::int64_t n = p / g.in_rows;
+    const Index4 at = split_index4(i, g.in_rows, g.in_cols, g.in_depth);
+    const std::int64_t n = at.i0, ih = at.i1, iw = at.i2, ci = at.i3;
     T sum = T(0);
     for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
       const std::int64_t r = ih + g.pad_top - kh * g.dilation_rows;  // oh * stride_rows
@@ -139,12 +147,8 @@ struct Conv2DBackpropFilterGather {
   const T* out_grad;
   T* filter_grad;
   SYMFLOW_HD void operator()(std::int64_t i) const {
-    const std::int64_t co = i % g.out_depth;
-    std::int64_t p = i / g.out_depth;
-    const std::int64_t ci = p % g.in_depth;
-    p /= g.in_depth;
-    const std::int64_t kw = p % g.filter_cols;
-    const std::int64_t kh = p / g.filter_cols;
+    const Index4 at = split_index4(i, g.filter_cols, g.in_depth, g.out_depth);
+    const std::int64_t kh = at.i0, kw = at.i1, ci = at.i2, co = at.i3;
     // The output rows and cols whose tap (kh, kw) lands inside the input.
     const std::int64_t row_off = kh * g.dilation_rows - g.pad_top;  // ih = oh * s + row_off
     const std::int64_t col_off = kw * g.dilation_cols - g.pad_left;
@@ -196,14 +200,24 @@ struct PoolIndex {
   std::int64_t n, oh, ow, c;
 };
 SYMFLOW_HD inline PoolIndex split_pool_output(const PoolDims& g, std::int64_t i) {
-  PoolIndex r;
-  r.c = i % g.depth;
-  std::int64_t p = i / g.depth;
-  r.ow = p % g.out_cols;
-  p /= g.out_cols;
-  r.oh = p % g.out_rows;
-  r.n = p / g.out_rows;
-  return r;
+  const Index4 at = split_index4(i, g.out_rows, g.out_cols, g.depth);
+  return {at.i0, at.i1, at.i2, at.i3};
+}
+
+// Input element i = (n, ih, iw, c) of a pool, split, with the output rows [oh0, oh1) and
+// cols [ow0, ow1) whose windows cover it: what each pooling gradient sums over.
+struct PoolCover {
+  std::int64_t n, c, oh0, oh1, ow0, ow1;
+};
+SYMFLOW_HD inline PoolCover pool_cover(const PoolDims& g, std::int64_t i) {
+  const Index4 at = split_index4(i, g.in_rows, g.in_cols, g.depth);
+  const std::int64_t ih = at.i1, iw = at.i2;
+  return {at.i0,
+          at.i3,
+          first_cover(ih, g.pad_top, g.window_rows, g.stride_rows),
+          end_cover(ih, g.pad_top, g.stride_rows, g.out_rows),
+          first_cover(iw, g.pad_left, g.window_cols, g.stride_cols),
+          end_cover(iw, g.pad_left, g.stride_cols, g.out_cols)};
 }
 
 template <class T>
@@ -294,19 +308,11 @@ struct MaxPoolGradGather {
   const T* out_grad;
   T* input_grad;
   SYMFLOW_HD void operator()(std::int64_t i) const {
-    const std::int64_t c = i % g.depth;
-    std::int64_t p = i / g.depth;
-    const std::int64_t iw = p % g.in_cols;
-    p /= g.in_cols;
-    const std::int64_t ih = p % g.in_rows;
-    const std::int64_t n = p / g.in_rows;
-    const std::int64_t oh0 = first_cover(ih, g.pad_top, g.window_rows, g.stride_rows);
-    const std::int64_t oh1 = end_cover(ih, g.pad_top, g.stride_rows, g.out_rows);
-    const std::int64_t ow0 = first_cover(iw, g.pad_left, g.window_cols, g.stride_cols);
-    const std::int64_t ow1 = end_cover(iw, g.pad_left, g.stride_cols, g.out_cols);
+    const PoolCover cv = pool_cover(g, i);
+    const std::int64_t n = cv.n, c = cv.c;
     T sum = T(0);
-    for (std::int64_t oh = oh0; oh < oh1; ++oh)
-      for (std::int64_t ow = ow0; ow < ow1; ++ow) {
+    for (std::int64_t oh = cv.oh0; oh < cv.oh1; ++oh)
+      for (std::int64_t ow = cv.ow0; ow < cv.ow1; ++ow) {
         const std::int64_t o = ((n * g.out_rows + oh) * g.out_cols + ow) * g.depth + c;
         if (argmax[o] == i) sum += out_grad[o];
       }
@@ -322,19 +328,11 @@ struct AvgPoolGradGather {
   const T* out_grad;
   T* input_grad;
   SYMFLOW_HD void operator()(std::int64_t i) const {
-    const std::int64_t c = i % g.depth;
-    std::int64_t p = i / g.depth;
-    const std::int64_t iw = p % g.in_cols;
-    p /= g.in_cols;
-    const std::int64_t ih = p % g.in_rows;
-    const std::int64_t n = p / g.in_rows;
-    const std::int64_t oh0 = first_cover(ih, g.pad_top, g.window_rows, g.stride_rows);
-    const std::int64_t oh1 = end_cover(ih, g.pad_top, g.stride_rows, g.out_rows);
-    const std::int64_t ow0 = first_cover(iw, g.pad_left, g.window_cols, g.stride_cols);
-    const std::int64_t ow1 = end_cover(iw, g.pad_left, g.stride_cols, g.out_cols);
+    const PoolCover cv = pool_cover(g, i);
+    const std::int64_t n = cv.n, c = cv.c;
     T sum = T(0);
-    for (std::int64_t oh = oh0; oh < oh1; ++oh)
-      for (std::int64_t ow = ow0; ow < ow1; ++ow) {
+    for (std::int64_t oh = cv.oh0; oh < cv.oh1; ++oh)
+      for (std::int64_t ow = cv.ow0; ow < cv.ow1; ++ow) {
         const Window w = pool_window(g, oh, ow);
         const std::int64_t count = (w.h1 - w.h0) * (w.w1 - w.w0);
         if (count <= 0) continue;
@@ -354,20 +352,12 @@ void launch(std::int64_t n, const F& f) {
                    thrust::counting_iterator<std::int64_t>(n), f);
 }
 
-// A 4-element int32/int64 size vector input, read on the host (detail::conv::kernel_sizes
-// with the same checks and messages; that one reads host elements).
-inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_view what) {
-  const Value& v = ctx.input(i);
-  if (v.rank() != 1 || v.size() != 4)
-    ctx.fail(std::string(what) + " must be a vector of 4 values, got shape " +
-             dims_to_string(v.dims()));
-  Dims d = symflow::detail::shape_argument(host_value(v));
-  for (std::int64_t x : d)
-    if (x < 0) ctx.fail(std::string(what) + " must not be negative: " + dims_to_string(d));
-  return d;
-}
-
 namespace cd = symflow::detail::conv;
+
+// A 4-element int32/int64 size vector input, read on the host (detail::conv::kernel_sizes).
+inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_view what) {
+  return cd::kernel_sizes(ctx, host_value(ctx.input(i)), what);
+}
 
 template <class T>
 void run_conv2d(Value& out, const cpu::Conv2DGeometry& g, const Value& in, const Value& filter) {
@@ -485,13 +475,8 @@ inline void max_pool_grad_kernel(KernelContext& ctx) {
   const Value& out = ctx.input(1);
   const Value& dy = ctx.input(2);
   const cpu::Pool2DGeometry g = cd::kernel_pool_geometry(ctx, in.dims());
-  const Dims want = cd::pool_out_dims(g);
-  if (out.dims() != want)
-    ctx.fail("Expected orig_output shape to be " + dims_to_string(want) + ", but got " +
-             dims_to_string(out.dims()));
-  if (dy.dims() != want)
-    ctx.fail("Expected grad shape to be " + dims_to_string(want) + ", but got " +
-             dims_to_string(dy.dims()));
+  cd::require_pool_out_shape(ctx, g, out.dims(), "orig_output");
+  cd::require_pool_out_shape(ctx, g, dy.dims(), "grad");
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& dx = output(ctx, 0, in.dtype(), in.dims());
@@ -508,10 +493,7 @@ inline void avg_pool_grad_kernel(KernelContext& ctx) {
   const Dims sizes = kernel_sizes(ctx, 0, "orig_input_shape");
   const Value& dy = ctx.input(1);
   const cpu::Pool2DGeometry g = cd::kernel_pool_geometry(ctx, sizes);
-  const Dims want = cd::pool_out_dims(g);
-  if (dy.dims() != want)
-    ctx.fail("Expected grad shape to be " + dims_to_string(want) + ", but got " +
-             dims_to_string(dy.dims()));
+  cd::require_pool_out_shape(ctx, g, dy.dims(), "grad");
   cd::visit_float(ctx, dy.dtype(), [&](auto zero) {
     using T = decltype(zero);
     Value& dx = output(ctx, 0, dy.dtype(), sizes);
