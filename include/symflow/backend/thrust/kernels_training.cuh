@@ -150,55 +150,36 @@ struct AdamUpdate {
   }
 };
 
-template <class T>
+// RMSProp, and with Centered its centered variant, which also keeps the mean gradient mg
+// and divides by the variance estimate ms - mg^2 rather than by ms.
+template <class T, bool Centered>
 struct RMSPropUpdate {
   const T* var_in;
+  const T* mg_in;  // (Centered only)
   const T* ms_in;
   const T* mom_in;
   const T* grad;
   T* var_out;
-  T* ms_out;
-  T* mom_out;
-  T lr, rho, momentum, epsilon;
-  SYMFLOW_HD void operator()(std::int64_t i) const {
-    T var = var_in[i];
-    T ms = ms_in[i];
-    T mom = mom_in[i];
-    const T g = grad[i];
-    ms += (g * g - ms) * (T(1) - rho);
-    mom = mom * momentum + (g * lr) / std::sqrt(ms + epsilon);
-    var -= mom;
-    var_out[i] = var;
-    ms_out[i] = ms;
-    mom_out[i] = mom;
-  }
-};
-
-template <class T>
-struct CenteredRMSPropUpdate {
-  const T* var_in;
-  const T* mg_in;
-  const T* ms_in;
-  const T* mom_in;
-  const T* grad;
-  T* var_out;
-  T* mg_out;
+  T* mg_out;  // (Centered only)
   T* ms_out;
   T* mom_out;
   T lr, momentum, epsilon, one_minus_rho;
   SYMFLOW_HD void operator()(std::int64_t i) const {
     T var = var_in[i];
-    T mg = mg_in[i];
     T ms = ms_in[i];
     T mom = mom_in[i];
     const T g = grad[i];
     ms += (g * g - ms) * one_minus_rho;
-    mg += (g - mg) * one_minus_rho;
-    T denom = (ms - mg * mg) + epsilon;
-    mom = mom * momentum + (g * lr) / std::sqrt(denom);
+    T denom = ms;
+    if constexpr (Centered) {
+      T mg = mg_in[i];
+      mg += (g - mg) * one_minus_rho;
+      mg_out[i] = mg;
+      denom = ms - mg * mg;
+    }
+    mom = mom * momentum + (g * lr) / std::sqrt(denom + epsilon);
     var -= mom;
     var_out[i] = var;
-    mg_out[i] = mg;
     ms_out[i] = ms;
     mom_out[i] = mom;
   }
@@ -269,32 +250,28 @@ inline void apply_adam_kernel(KernelContext& ctx) {
   run_update(ctx, sd::kAdamSig, LaunchAdam{ctx.attr<bool>("use_nesterov")});
 }
 
+// ApplyRMSProp's inputs are (var, ms, mom, lr, rho, momentum, epsilon, grad);
+// ApplyCenteredRMSProp's have mg after var, so every later one is one further on.
+template <bool Centered>
 struct LaunchRMSProp {
   template <class T, class Scalar, class Tensor>
   void operator()(Refs<T>& r, Scalar scalar, Tensor tensor, std::int64_t n) const {
-    const T lr = scalar(3), rho = scalar(4), momentum = scalar(5), epsilon = scalar(6);
-    launch_n(n, RMSPropUpdate<T>{r.old[0], r.old[1], r.old[2], tensor(7), r.fresh[0], r.fresh[1],
-                                 r.fresh[2], lr, rho, momentum, epsilon});
+    constexpr std::size_t k = Centered ? 1 : 0;
+    const T lr = scalar(3 + k), rho = scalar(4 + k), momentum = scalar(5 + k);
+    const T epsilon = scalar(6 + k);
+    launch_n(n, RMSPropUpdate<T, Centered>{r.old[0], Centered ? r.old[1] : nullptr, r.old[1 + k],
+                                           r.old[2 + k], tensor(7 + k), r.fresh[0],
+                                           Centered ? r.fresh[1] : nullptr, r.fresh[1 + k],
+                                           r.fresh[2 + k], lr, momentum, epsilon, T(1) - rho});
   }
 };
 
 inline void apply_rms_prop_kernel(KernelContext& ctx) {
-  run_update(ctx, sd::kRMSPropSig, LaunchRMSProp{});
+  run_update(ctx, sd::kRMSPropSig, LaunchRMSProp<false>{});
 }
 
-struct LaunchCenteredRMSProp {
-  template <class T, class Scalar, class Tensor>
-  void operator()(Refs<T>& r, Scalar scalar, Tensor tensor, std::int64_t n) const {
-    const T lr = scalar(4), rho = scalar(5), momentum = scalar(6), epsilon = scalar(7);
-    const T one_minus_rho = T(1) - rho;
-    launch_n(n, CenteredRMSPropUpdate<T>{r.old[0], r.old[1], r.old[2], r.old[3], tensor(8),
-                                         r.fresh[0], r.fresh[1], r.fresh[2], r.fresh[3], lr,
-                                         momentum, epsilon, one_minus_rho});
-  }
-};
-
 inline void apply_centered_rms_prop_kernel(KernelContext& ctx) {
-  run_update(ctx, sd::kCenteredRMSPropSig, LaunchCenteredRMSProp{});
+  run_update(ctx, sd::kCenteredRMSPropSig, LaunchRMSProp<true>{});
 }
 
 struct LaunchAdagrad {
