@@ -234,15 +234,19 @@ inline constexpr bool checks_y = false;
 template <class Fn, class T>
 inline constexpr bool checks_y<Fn, T, std::void_t<decltype(Fn::invalid_y(std::declval<T>()))>> =
     true;
-// Fails on a y the op rejects (integer division by zero); nothing for the others.
+// Fails on a y the op rejects (integer division by zero); nothing for the others. host_y()
+// gives y's elements on the host, asked for only where there is a check (the CPU and GPU
+// kernels share it).
 template <class Fn, class T, bool = checks_y<Fn, T>>
 struct YCheck {
-  static void run(const KernelContext&) {}
+  template <class HostY>
+  static void run(const KernelContext&, HostY) {}
 };
 template <class Fn, class T>
 struct YCheck<Fn, T, true> {
-  static void run(const KernelContext& ctx) {
-    for (T y : ctx.input(1).flat<T>())
+  template <class HostY>
+  static void run(const KernelContext& ctx, HostY host_y) {
+    for (T y : host_y())
       if (auto error = Fn::invalid_y(y)) ctx.fail(std::string(*error));
   }
 };
@@ -252,7 +256,7 @@ void binary_kernel(KernelContext& ctx) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>) {
-      YCheck<Fn, T>::run(ctx);
+      YCheck<Fn, T>::run(ctx, [&] { return ctx.input(1).flat<T>(); });
       cpu::binary<T, T>(ctx, Fn{});
     } else {
       unsupported_dtype(ctx, ctx.input(0).dtype());

@@ -311,9 +311,7 @@ template <class T, class F>
 void same_shape_binary(KernelContext& ctx, F f) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
-  if (a.dims() != b.dims())
-    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
-             dims_to_string(b.dims()));
+  if (a.dims() != b.dims()) cpu::fail_incompatible(ctx, a.dims(), b.dims());
   Value& out = ctx.allocate_output(0, a.dtype(), a.dims());
   const T* x = a.data<T>();
   const T* y = b.data<T>();

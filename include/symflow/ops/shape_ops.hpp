@@ -319,13 +319,19 @@ inline std::vector<TensorSpec> infer_add_n(const InferContext& c) {
   check_allowed(c, 0, "inputs", fn_accepts<AddFn>);
   return {{c.dtype(0), shape}};
 }
-inline void add_n_kernel(KernelContext& ctx) {
+// AddN's inputs must share one shape (the CPU and GPU kernels share the check).
+inline void check_add_n(const KernelContext& ctx) {
   const Value& first = ctx.input(0);
   for (std::size_t i = 1; i < ctx.num_inputs(); ++i)
     if (ctx.input(i).dims() != first.dims())
       ctx.fail("Inputs to operation AddN must have the same size and shape. Input 0: " +
                dims_to_string(first.dims()) + " != input " + std::to_string(i) + ": " +
                dims_to_string(ctx.input(i).dims()));
+}
+
+inline void add_n_kernel(KernelContext& ctx) {
+  const Value& first = ctx.input(0);
+  check_add_n(ctx);
   Value& out = ctx.allocate_output(0, first.dtype(), first.dims());
   visit_dtype(first.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -2,6 +2,7 @@
 // Elementwise maps with NumPy broadcasting over host Values.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "symflow/backend/kernel_context.hpp"
@@ -33,15 +34,25 @@ inline std::vector<std::int64_t> broadcast_strides(const Dims& dims, const Dims&
   return strides;
 }
 
+// Two inputs whose shapes neither broadcast nor agree (the CPU and GPU kernels share the
+// message).
+[[noreturn]] inline void fail_incompatible(const KernelContext& ctx, const Dims& a, const Dims& b) {
+  ctx.fail("Incompatible shapes: " + dims_to_string(a) + " vs. " + dims_to_string(b));
+}
+
+// The broadcast shape of a and b, or the kernel's failure.
+inline Dims broadcast_out_dims(const KernelContext& ctx, const Dims& a, const Dims& b) {
+  auto out_dims = broadcast_dims(a, b);
+  if (!out_dims) fail_incompatible(ctx, a, b);
+  return *out_dims;
+}
+
 template <class T, class R, class F>
 void binary(KernelContext& ctx, F f) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
-  auto out_dims = broadcast_dims(a.dims(), b.dims());
-  if (!out_dims)
-    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
-             dims_to_string(b.dims()));
-  Value& out = ctx.allocate_output(0, dtype_v<R>, *out_dims);
+  const Dims out_dims = broadcast_out_dims(ctx, a.dims(), b.dims());
+  Value& out = ctx.allocate_output(0, dtype_v<R>, out_dims);
   const T* x = a.data<T>();
   const T* y = b.data<T>();
   R* z = out.data<R>();
@@ -56,7 +67,7 @@ void binary(KernelContext& ctx, F f) {
     for (std::int64_t i = 0; i < n; ++i) z[i] = f(s, y[i]);
   } else if (n > 0) {
     // General case: walk the output in row-major order, innermost axis in a tight loop.
-    const Dims& od = *out_dims;
+    const Dims& od = out_dims;
     const std::size_t rank = od.size();
     auto sa = broadcast_strides(a.dims(), od);
     auto sb = broadcast_strides(b.dims(), od);

@@ -173,11 +173,8 @@ template <class T, class R, class F>
 void map_binary(KernelContext& ctx, F f) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
-  auto out_dims = broadcast_dims(a.dims(), b.dims());
-  if (!out_dims)
-    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
-             dims_to_string(b.dims()));
-  Value& out = output(ctx, 0, dtype_v<R>, *out_dims);
+  const Dims out_dims = cpu::broadcast_out_dims(ctx, a.dims(), b.dims());
+  Value& out = output(ctx, 0, dtype_v<R>, out_dims);
   const std::int64_t n = out.size();
   if (n == 0) return;
   const T* x = in_raw<T>(ctx, 0);
@@ -191,10 +188,8 @@ void map_binary(KernelContext& ctx, F f) {
     launch(n, ScalarXMap<F, T, R>{f, x, y, z});
   } else {
     const Dims* shapes[2] = {&a.dims(), &b.dims()};
-    auto layout = broadcast_layout(*out_dims, shapes);
-    if (!layout)
-      ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
-               dims_to_string(b.dims()));
+    auto layout = broadcast_layout(out_dims, shapes);
+    if (!layout) cpu::fail_incompatible(ctx, a.dims(), b.dims());
     if (auto offsets = BroadcastOffsets<2>::from(*layout)) {
       launch(n, BroadcastMap<F, T, R>{f, x, y, z, *offsets});
     } else {
@@ -212,27 +207,11 @@ template <class T, class F>
 void map_same_shape(KernelContext& ctx, F f) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
-  if (a.dims() != b.dims())
-    ctx.fail("Incompatible shapes: " + dims_to_string(a.dims()) + " vs. " +
-             dims_to_string(b.dims()));
+  if (a.dims() != b.dims()) cpu::fail_incompatible(ctx, a.dims(), b.dims());
   Value& out = output(ctx, 0, a.dtype(), a.dims());
   launch(out.size(),
          SameShapeMap<F, T, T>{f, in_raw<T>(ctx, 0), in_raw<T>(ctx, 1), out.device_data<T>()});
 }
-
-// The CPU kernel's check of y (integer division by zero, negative integer powers) on a
-// host copy of y; nothing for ops and dtypes that check nothing.
-template <class Fn, class T, bool = sd::checks_y<Fn, T>>
-struct YCheck {
-  static void run(const KernelContext&) {}
-};
-template <class Fn, class T>
-struct YCheck<Fn, T, true> {
-  static void run(const KernelContext& ctx) {
-    for (T y : host_vector<T>(ctx.input(1)))
-      if (auto error = Fn::invalid_y(y)) ctx.fail(std::string(*error));
-  }
-};
 
 // ---- kernels --------------------------------------------------------------------------------
 
@@ -241,7 +220,8 @@ void binary_kernel(KernelContext& ctx) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>) {
-      YCheck<Fn, T>::run(ctx);
+      // The CPU kernel's check of y, on a host copy of y (made only where there is one).
+      sd::YCheck<Fn, T>::run(ctx, [&] { return host_vector<T>(ctx.input(1)); });
       map_binary<T, T>(ctx, Fn{});
     } else {
       sd::unsupported_dtype(ctx, ctx.input(0).dtype());
@@ -357,11 +337,7 @@ inline void select_kernel(KernelContext& ctx) {
 // As detail::add_n_kernel.
 inline void add_n_kernel(KernelContext& ctx) {
   const Value& first = ctx.input(0);
-  for (std::size_t i = 1; i < ctx.num_inputs(); ++i)
-    if (ctx.input(i).dims() != first.dims())
-      ctx.fail("Inputs to operation AddN must have the same size and shape. Input 0: " +
-               dims_to_string(first.dims()) + " != input " + std::to_string(i) + ": " +
-               dims_to_string(ctx.input(i).dims()));
+  sd::check_add_n(ctx);
   visit_dtype(first.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (sd::is_number_v<T>) {
