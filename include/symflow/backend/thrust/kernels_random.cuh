@@ -332,14 +332,7 @@ inline void random_shuffle_kernel(KernelContext& ctx) {
   }
   const std::int64_t n = in.dims()[0];
   // The permutation, on the host, exactly as the CPU kernel draws it.
-  sd::PhiloxRandom gen = sd::node_generator(ctx).reserve_samples32(n - 1);
-  sd::SingleSample single(gen);
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<std::int64_t>(i);
-  for (std::size_t i = 0; i + 1 < perm.size(); ++i) {
-    auto left = static_cast<std::uint32_t>(perm.size() - i);
-    std::swap(perm[i], perm[i + single() % left]);
-  }
+  const std::vector<std::int64_t> perm = sd::shuffle_permutation(ctx, n);
   const Value device_perm = copy_to_device(Value::from_vector(perm, {n}));
   Value& out = output(ctx, 0, in.dtype(), in.dims());
   const std::int64_t row = in.size() / n;
