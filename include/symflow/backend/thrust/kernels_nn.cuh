@@ -33,6 +33,17 @@ SYMFLOW_HD T row_max(const T* x, std::int64_t cols) {
   return m;
 }
 
+// y = softmax of the row x shifted by its maximum m, in the CPU's order; returns the sum of
+// the exponentials (for a log-sum-exp).
+template <class T>
+SYMFLOW_HD T softmax_row(const T* x, T m, T* y, std::int64_t cols) {
+  T sum = 0;
+  for (std::int64_t j = 0; j < cols; ++j) sum += (y[j] = std::exp(x[j] - m));
+  const T inv = T{1} / sum;
+  for (std::int64_t j = 0; j < cols; ++j) y[j] *= inv;
+  return sum;
+}
+
 // ---- Softmax, LogSoftmax ----------------------------------------------------------------------
 template <class T, bool Log>
 struct SoftmaxRows {
@@ -43,15 +54,13 @@ struct SoftmaxRows {
     const T* xr = x + r * cols;
     T* yr = y + r * cols;
     const T m = row_max(xr, cols);
-    T sum = 0;
     if constexpr (Log) {
+      T sum = 0;
       for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(xr[j] - m);
       const T lse = std::log(sum);
       for (std::int64_t j = 0; j < cols; ++j) yr[j] = xr[j] - m - lse;
     } else {
-      for (std::int64_t j = 0; j < cols; ++j) sum += (yr[j] = std::exp(xr[j] - m));
-      const T inv = T{1} / sum;
-      for (std::int64_t j = 0; j < cols; ++j) yr[j] *= inv;
+      softmax_row(xr, m, yr, cols);
     }
   }
 };
@@ -136,10 +145,7 @@ struct SparseSoftmaxXentRows {
     const T* xr = x + r * cols;
     T* br = b + r * cols;
     const T m = row_max(xr, cols);
-    T sum = 0;
-    for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
-    const T lse = std::log(sum), inv = T{1} / sum;
-    for (std::int64_t j = 0; j < cols; ++j) br[j] *= inv;
+    const T lse = std::log(softmax_row(xr, m, br, cols));
     const auto label = static_cast<std::int64_t>(y[r]);
     l[r] = lse - (xr[label] - m);
     br[label] -= T{1};
