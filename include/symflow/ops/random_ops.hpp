@@ -434,9 +434,16 @@ inline void random_uniform_int_kernel(KernelContext& ctx) {
 }
 
 // Fisher-Yates over the first axis with TensorFlow's draws: step i swaps row i with row
-// i + (next 32-bit number mod (n - i)). The permutation of n > 1 rows, drawn on the host
-// (the CPU and GPU kernels share it).
-inline std::vector<std::int64_t> shuffle_permutation(KernelContext& ctx, std::int64_t n) {
+// i + (next 32-bit number mod (n - i)). The permutation of the input's rows, drawn on the
+// host (the CPU and GPU kernels share it); none, the input forwarded as output 0, where
+// there is nothing to shuffle (and then no draws either).
+inline std::optional<std::vector<std::int64_t>> shuffle_permutation(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  if (in.size() <= 1 || in.dims()[0] <= 1) {
+    ctx.set_output(0, in);
+    return std::nullopt;
+  }
+  const std::int64_t n = in.dims()[0];
   PhiloxRandom gen = node_generator(ctx).reserve_samples32(n - 1);
   SingleSample single(gen);
   std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
@@ -449,13 +456,11 @@ inline std::vector<std::int64_t> shuffle_permutation(KernelContext& ctx, std::in
 }
 
 inline void random_shuffle_kernel(KernelContext& ctx) {
+  const std::optional<std::vector<std::int64_t>> drawn = shuffle_permutation(ctx);
+  if (!drawn) return;
+  const std::vector<std::int64_t>& perm = *drawn;
   const Value& in = ctx.input(0);
-  if (in.size() <= 1 || in.dims()[0] <= 1) {  // nothing to shuffle: no draws either
-    ctx.set_output(0, in);
-    return;
-  }
   const std::int64_t n = in.dims()[0];
-  const std::vector<std::int64_t> perm = shuffle_permutation(ctx, n);
   Value& out = ctx.allocate_output(0, in.dtype(), in.dims());
   const std::size_t row = in.nbytes() / static_cast<std::size_t>(n);
   const auto* src = static_cast<const std::byte*>(in.raw_data());

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -325,15 +326,12 @@ void gather_rows(const Value& in, const Value& perm, std::int64_t row, Value& ou
 }
 
 inline void random_shuffle_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  if (in.size() <= 1 || in.dims()[0] <= 1) {  // nothing to shuffle: no draws either
-    ctx.set_output(0, in);
-    return;
-  }
-  const std::int64_t n = in.dims()[0];
   // The permutation, on the host, exactly as the CPU kernel draws it.
-  const std::vector<std::int64_t> perm = sd::shuffle_permutation(ctx, n);
-  const Value device_perm = copy_to_device(Value::from_vector(perm, {n}));
+  const std::optional<std::vector<std::int64_t>> perm = sd::shuffle_permutation(ctx);
+  if (!perm) return;
+  const Value& in = ctx.input(0);
+  const std::int64_t n = in.dims()[0];
+  const Value device_perm = copy_to_device(Value::from_vector(*perm, {n}));
   Value& out = output(ctx, 0, in.dtype(), in.dims());
   const std::int64_t row = in.size() / n;
   visit_dtype(in.dtype(), [&](auto tag) {
