@@ -222,19 +222,26 @@ inline std::vector<TensorSpec> infer_tile(const InferContext& c) {
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = in[i] == unknown_dim ? in[i] : in[i] * m[i];
   return {{c.dtype(0), Shape(out)}};
 }
-inline void tile_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  Dims m = shape_argument(ctx.input(1));
-  if (m.size() != in.dims().size())
+// Tile's multiples checked against the input's dims (the CPU and GPU kernels share it);
+// returns the output's dims.
+inline Dims tile_out_dims(const KernelContext& ctx, const Dims& in_dims, const Dims& m) {
+  if (m.size() != in_dims.size())
     ctx.fail("Expected multiples argument to be a vector of length " +
-             std::to_string(in.dims().size()) + " but got length " + std::to_string(m.size()));
+             std::to_string(in_dims.size()) + " but got length " + std::to_string(m.size()));
   Dims out(m.size());
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (m[i] < 0)
       ctx.fail("Expected multiples[" + std::to_string(i) + "] >= 0, but got " +
                std::to_string(m[i]));
-    out[i] = in.dims()[i] * m[i];
+    out[i] = in_dims[i] * m[i];
   }
+  return out;
+}
+
+inline void tile_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  Dims m = shape_argument(ctx.input(1));
+  const Dims out = tile_out_dims(ctx, in.dims(), m);
   Value& o = ctx.allocate_output(0, in.dtype(), out);
   broadcast_copy(in, o, true);
 }

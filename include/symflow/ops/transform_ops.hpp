@@ -737,20 +737,20 @@ inline std::vector<TensorSpec> infer_slice(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline void slice_kernel(KernelContext& ctx) {
-  const Value& x = ctx.input(0);
-  const Value& bv = ctx.input(1);
-  const Value& sv = ctx.input(2);
-  auto rank = static_cast<std::int64_t>(x.rank());
+// Slice's begin and size (host values) checked against x's dims, a size of -1 resolved (the
+// CPU and GPU kernels share it); returns the output's dims and the view of x it reads.
+inline std::pair<Dims, View> slice_plan(const KernelContext& ctx, const Dims& x_dims,
+                                        const Value& bv, const Value& sv) {
+  auto rank = static_cast<std::int64_t>(x_dims.size());
   if (bv.rank() != 1 || sv.rank() != 1 || bv.size() != rank || sv.size() != rank)
     ctx.fail("Expected begin and size arguments to be 1-D tensors of size " + str(rank) +
              ", but got shapes " + dims_to_string(bv.dims()) + " and " + dims_to_string(sv.dims()) +
              " instead.");
   Dims begin = shape_argument(bv), size = shape_argument(sv);
-  Dims strides = row_major_strides(x.dims());
+  Dims strides = row_major_strides(x_dims);
   View src{strides, 0};
   for (std::size_t i = 0; i < begin.size(); ++i) {
-    std::int64_t dim = x.dims()[i], b = begin[i];
+    std::int64_t dim = x_dims[i], b = begin[i];
     std::int64_t& s = size[i];
     if (s == -1) s = dim - b;
     std::string k = str(static_cast<std::int64_t>(i));
@@ -766,6 +766,12 @@ inline void slice_kernel(KernelContext& ctx) {
     }
     src.offset += b * strides[i];
   }
+  return {std::move(size), std::move(src)};
+}
+
+inline void slice_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const auto [size, src] = slice_plan(ctx, x.dims(), ctx.input(1), ctx.input(2));
   Value& out = ctx.allocate_output(0, x.dtype(), size);
   copy_box(x.raw_data(), src, out.raw_data(), contiguous(size), size, dtype_size(x.dtype()));
 }
@@ -1057,26 +1063,41 @@ inline std::vector<TensorSpec> infer_gather(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline void gather_kernel(KernelContext& ctx) {
-  const Value& params = ctx.input(0);
-  const Value& indices = ctx.input(1);
-  auto rank = static_cast<std::int64_t>(params.rank());
-  std::int64_t axis = scalar_index(ctx.input(2));
+// GatherV2's axis and indices (a host value) checked against params' dims (the CPU and GPU
+// kernels share it): the axis from 0, the indices and the output's dims.
+struct GatherPlan {
+  std::size_t axis;
+  Dims indices;
+  Dims out_dims;
+};
+inline GatherPlan gather_plan(const KernelContext& ctx, const Dims& params_dims,
+                              const Value& indices, std::int64_t axis) {
+  auto rank = static_cast<std::int64_t>(params_dims.size());
   if (rank == 0) ctx.fail("params must be at least 1 dimensional");
   if (axis < -rank || axis >= rank)
     ctx.fail("Expected axis in the range [" + str(-rank) + ", " + str(rank) + "), but got " +
              str(axis));
   auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
   Dims idx = shape_argument(indices);
-  std::int64_t limit = params.dims()[a];
+  std::int64_t limit = params_dims[a];
   for (std::size_t i = 0; i < idx.size(); ++i)
     if (idx[i] < 0 || idx[i] >= limit)
       ctx.fail("indices" + index_string(indices.dims(), static_cast<std::int64_t>(i)) + " = " +
                str(idx[i]) + " is not in [0, " + str(limit) + ")");
-  Dims out_dims(params.dims().begin(), params.dims().begin() + static_cast<std::ptrdiff_t>(a));
+  Dims out_dims(params_dims.begin(), params_dims.begin() + static_cast<std::ptrdiff_t>(a));
   out_dims.insert(out_dims.end(), indices.dims().begin(), indices.dims().end());
-  out_dims.insert(out_dims.end(), params.dims().begin() + static_cast<std::ptrdiff_t>(a) + 1,
-                  params.dims().end());
+  out_dims.insert(out_dims.end(), params_dims.begin() + static_cast<std::ptrdiff_t>(a) + 1,
+                  params_dims.end());
+  return {a, std::move(idx), std::move(out_dims)};
+}
+
+inline void gather_kernel(KernelContext& ctx) {
+  const Value& params = ctx.input(0);
+  const GatherPlan plan = gather_plan(ctx, params.dims(), ctx.input(1), scalar_index(ctx.input(2)));
+  const std::size_t a = plan.axis;
+  const Dims& idx = plan.indices;
+  const Dims& out_dims = plan.out_dims;
+  const std::int64_t limit = params.dims()[a];
   Value& out = ctx.allocate_output(0, params.dtype(), out_dims);
   std::int64_t outer = 1, inner = 1;
   for (std::size_t i = 0; i < a; ++i) outer *= params.dims()[i];
@@ -1118,26 +1139,41 @@ inline std::vector<TensorSpec> infer_unsorted_segment_sum(const InferContext& c)
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline void unsorted_segment_sum_kernel(KernelContext& ctx) {
-  const Value& data = ctx.input(0);
-  const Value& ids_value = ctx.input(1);
-  std::int64_t segments = scalar_index(ctx.input(2));
+// UnsortedSegmentSum's num_segments and segment_ids (a host value) checked against the
+// data's dims (the CPU and GPU kernels share it): the ids, the output's dims and the
+// elements per row.
+struct SegmentPlan {
+  Dims ids;
+  Dims out_dims;
+  std::int64_t inner;
+};
+inline SegmentPlan segment_plan(const KernelContext& ctx, const Dims& data_dims,
+                                const Value& ids_value, std::int64_t segments) {
   if (segments < 0) ctx.fail("Input num_segments == " + str(segments) + " must not be negative.");
   const Dims& id_dims = ids_value.dims();
-  if (id_dims.size() > data.dims().size() ||
-      !std::equal(id_dims.begin(), id_dims.end(), data.dims().begin()))
-    ctx.fail("data.shape = " + dims_to_string(data.dims()) +
+  if (id_dims.size() > data_dims.size() ||
+      !std::equal(id_dims.begin(), id_dims.end(), data_dims.begin()))
+    ctx.fail("data.shape = " + dims_to_string(data_dims) +
              " does not start with segment_ids.shape = " + dims_to_string(id_dims));
   Dims ids = shape_argument(ids_value);
   Dims out_dims{segments};
-  out_dims.insert(out_dims.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(id_dims.size()),
-                  data.dims().end());
+  out_dims.insert(out_dims.end(), data_dims.begin() + static_cast<std::ptrdiff_t>(id_dims.size()),
+                  data_dims.end());
   std::int64_t inner = 1;
-  for (std::size_t i = id_dims.size(); i < data.dims().size(); ++i) inner *= data.dims()[i];
+  for (std::size_t i = id_dims.size(); i < data_dims.size(); ++i) inner *= data_dims[i];
   for (std::size_t i = 0; i < ids.size(); ++i)
     if (ids[i] >= segments)
       ctx.fail("segment_ids" + index_string(id_dims, static_cast<std::int64_t>(i)) + " = " +
                str(ids[i]) + " is out of range [0, " + str(segments) + ")");
+  return {std::move(ids), std::move(out_dims), inner};
+}
+
+inline void unsorted_segment_sum_kernel(KernelContext& ctx) {
+  const Value& data = ctx.input(0);
+  const SegmentPlan plan = segment_plan(ctx, data.dims(), ctx.input(1), scalar_index(ctx.input(2)));
+  const Dims& ids = plan.ids;
+  const Dims& out_dims = plan.out_dims;
+  const std::int64_t inner = plan.inner;
   visit_dtype(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_number_v<T>) {
@@ -1193,30 +1229,41 @@ inline std::vector<TensorSpec> infer_pad(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline void pad_kernel(KernelContext& ctx) {
-  const Value& x = ctx.input(0);
-  const Value& p = ctx.input(1);
-  auto rank = static_cast<std::int64_t>(x.rank());
+// Pad's paddings (a host value) checked against x's dims (the CPU and GPU kernels share it);
+// returns the paddings, two per axis, and the output's dims.
+inline std::pair<Dims, Dims> pad_plan(const KernelContext& ctx, const Dims& x_dims,
+                                      const Value& p) {
+  auto rank = static_cast<std::int64_t>(x_dims.size());
   if (p.rank() != 2 || p.dims()[1] != 2)
     ctx.fail("paddings must be a matrix with 2 columns: " + dims_to_string(p.dims()));
   if (p.dims()[0] != rank)
     ctx.fail("The first dimension of paddings must be the rank of inputs" +
-             dims_to_string(p.dims()) + " " + dims_to_string(x.dims()));
+             dims_to_string(p.dims()) + " " + dims_to_string(x_dims));
   Dims pads = shape_argument(p);
   Dims out_dims;
-  for (std::size_t i = 0; i < x.dims().size(); ++i) {
+  for (std::size_t i = 0; i < x_dims.size(); ++i) {
     std::int64_t before = pads[2 * i], after = pads[2 * i + 1];
     if (before < 0 || after < 0)
       ctx.fail("Paddings must be non-negative: " + str(before) + " " + str(after));
-    out_dims.push_back(x.dims()[i] + before + after);
+    out_dims.push_back(x_dims[i] + before + after);
   }
+  return {std::move(pads), std::move(out_dims)};
+}
+
+// PadV2's constant_values, checked to be a scalar; none for Pad (the CPU and GPU kernels
+// share it).
+inline const Value* pad_constant(const KernelContext& ctx) {
+  if (ctx.num_inputs() != 3) return nullptr;
+  const Value& v = ctx.input(2);
+  if (v.rank() != 0) ctx.fail("constant_values must be a scalar. Got: " + dims_to_string(v.dims()));
+  return &v;
+}
+
+inline void pad_kernel(KernelContext& ctx) {
+  const Value& x = ctx.input(0);
+  const auto [pads, out_dims] = pad_plan(ctx, x.dims(), ctx.input(1));
   Value& out = ctx.allocate_output(0, x.dtype(), out_dims);  // zero-filled
-  if (ctx.num_inputs() == 3) {
-    const Value& v = ctx.input(2);
-    if (v.rank() != 0)
-      ctx.fail("constant_values must be a scalar. Got: " + dims_to_string(v.dims()));
-    fill_with(out, v);
-  }
+  if (const Value* v = pad_constant(ctx)) fill_with(out, *v);
   Dims strides = row_major_strides(out_dims);
   View dst{strides, 0};
   for (std::size_t i = 0; i < x.dims().size(); ++i) dst.offset += pads[2 * i] * strides[i];

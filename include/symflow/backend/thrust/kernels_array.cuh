@@ -304,16 +304,7 @@ struct TileCopy {
 inline void tile_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   Dims m = host_ints(ctx.input(1));
-  if (m.size() != in.dims().size())
-    ctx.fail("Expected multiples argument to be a vector of length " +
-             std::to_string(in.dims().size()) + " but got length " + std::to_string(m.size()));
-  Dims out_dims(m.size());
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (m[i] < 0)
-      ctx.fail("Expected multiples[" + std::to_string(i) + "] >= 0, but got " +
-               std::to_string(m[i]));
-    out_dims[i] = in.dims()[i] * m[i];
-  }
+  const Dims out_dims = symflow::detail::tile_out_dims(ctx, in.dims(), m);
   Value& out = output(ctx, 0, in.dtype(), out_dims);
   const Index n = out.size();
   if (n == 0) return;
@@ -461,34 +452,8 @@ inline void split_v_kernel(KernelContext& ctx) {
 
 inline void slice_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
-  const Value& bv = ctx.input(1);
-  const Value& sv = ctx.input(2);
-  auto rank = static_cast<Index>(x.rank());
-  if (bv.rank() != 1 || sv.rank() != 1 || bv.size() != rank || sv.size() != rank)
-    ctx.fail("Expected begin and size arguments to be 1-D tensors of size " + tr::str(rank) +
-             ", but got shapes " + dims_to_string(bv.dims()) + " and " + dims_to_string(sv.dims()) +
-             " instead.");
-  Dims begin = host_ints(bv), size = host_ints(sv);
-  Dims strides = tr::row_major_strides(x.dims());
-  tr::View src{strides, 0};
-  for (std::size_t i = 0; i < begin.size(); ++i) {
-    Index dim = x.dims()[i], b = begin[i];
-    Index& s = size[i];
-    if (s == -1) s = dim - b;
-    std::string k = tr::str(static_cast<Index>(i));
-    if (dim == 0) {
-      if (b != 0 || s != 0)
-        ctx.fail("Expected begin[" + k + "] == 0 (got " + tr::str(b) + ") and size[" + k +
-                 "] == 0 (got " + tr::str(s) + ") when input.dim_size(" + k + ") == 0");
-    } else {
-      if (b < 0 || b > dim)
-        ctx.fail("Expected begin[" + k + "] in [0, " + tr::str(dim) + "], but got " + tr::str(b));
-      if (s < 0 || b + s > dim)
-        ctx.fail("Expected size[" + k + "] in [0, " + tr::str(dim - b) + "], but got " +
-                 tr::str(s));
-    }
-    src.offset += b * strides[i];
-  }
+  const auto [size, src] =
+      tr::slice_plan(ctx, x.dims(), host_value(ctx.input(1)), host_value(ctx.input(2)));
   Value& out = output(ctx, 0, x.dtype(), size);
   copy_box(ctx, "Slice", x, src, out, tr::contiguous(size), size);
 }
@@ -539,23 +504,13 @@ struct GatherRows {
 inline void gather_kernel(KernelContext& ctx) {
   const Value& params = ctx.input(0);
   const Value& indices = ctx.input(1);
-  auto rank = static_cast<Index>(params.rank());
-  Index axis = tr::scalar_index(host_value(ctx.input(2)));
-  if (rank == 0) ctx.fail("params must be at least 1 dimensional");
-  if (axis < -rank || axis >= rank)
-    ctx.fail("Expected axis in the range [" + tr::str(-rank) + ", " + tr::str(rank) +
-             "), but got " + tr::str(axis));
-  auto a = static_cast<std::size_t>(axis < 0 ? axis + rank : axis);
-  Dims idx = host_ints(indices);  // checked on the host before the gather runs
+  // The indices come to the host to be checked before the gather runs.
+  const tr::GatherPlan plan = tr::gather_plan(ctx, params.dims(), host_value(indices),
+                                              tr::scalar_index(host_value(ctx.input(2))));
+  const std::size_t a = plan.axis;
+  const Dims& idx = plan.indices;
+  const Dims& out_dims = plan.out_dims;
   Index limit = params.dims()[a];
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    if (idx[i] < 0 || idx[i] >= limit)
-      ctx.fail("indices" + tr::index_string(indices.dims(), static_cast<Index>(i)) + " = " +
-               tr::str(idx[i]) + " is not in [0, " + tr::str(limit) + ")");
-  Dims out_dims(params.dims().begin(), params.dims().begin() + static_cast<std::ptrdiff_t>(a));
-  out_dims.insert(out_dims.end(), indices.dims().begin(), indices.dims().end());
-  out_dims.insert(out_dims.end(), params.dims().begin() + static_cast<std::ptrdiff_t>(a) + 1,
-                  params.dims().end());
   Value& out = output(ctx, 0, params.dtype(), out_dims);
   const Index total = out.size();
   if (total == 0) return;
@@ -603,25 +558,12 @@ struct SegmentSum {
 
 inline void unsorted_segment_sum_kernel(KernelContext& ctx) {
   const Value& data = ctx.input(0);
-  const Value& ids_value = ctx.input(1);
-  Index segments = tr::scalar_index(host_value(ctx.input(2)));
-  if (segments < 0)
-    ctx.fail("Input num_segments == " + tr::str(segments) + " must not be negative.");
-  const Dims& id_dims = ids_value.dims();
-  if (id_dims.size() > data.dims().size() ||
-      !std::equal(id_dims.begin(), id_dims.end(), data.dims().begin()))
-    ctx.fail("data.shape = " + dims_to_string(data.dims()) +
-             " does not start with segment_ids.shape = " + dims_to_string(id_dims));
-  Dims ids = host_ints(ids_value);
-  Dims out_dims{segments};
-  out_dims.insert(out_dims.end(), data.dims().begin() + static_cast<std::ptrdiff_t>(id_dims.size()),
-                  data.dims().end());
-  Index inner = 1;
-  for (std::size_t i = id_dims.size(); i < data.dims().size(); ++i) inner *= data.dims()[i];
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] >= segments)
-      ctx.fail("segment_ids" + tr::index_string(id_dims, static_cast<Index>(i)) + " = " +
-               tr::str(ids[i]) + " is out of range [0, " + tr::str(segments) + ")");
+  const Index segments = tr::scalar_index(host_value(ctx.input(2)));
+  const tr::SegmentPlan plan =
+      tr::segment_plan(ctx, data.dims(), host_value(ctx.input(1)), segments);
+  const Dims& ids = plan.ids;
+  const Dims& out_dims = plan.out_dims;
+  const Index inner = plan.inner;
   visit_dtype(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_number_v<T>) {
@@ -682,28 +624,11 @@ struct PadGather {
 
 inline void pad_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
-  const Value& p = ctx.input(1);
-  auto rank = static_cast<Index>(x.rank());
-  if (p.rank() != 2 || p.dims()[1] != 2)
-    ctx.fail("paddings must be a matrix with 2 columns: " + dims_to_string(p.dims()));
-  if (p.dims()[0] != rank)
-    ctx.fail("The first dimension of paddings must be the rank of inputs" +
-             dims_to_string(p.dims()) + " " + dims_to_string(x.dims()));
-  Dims pads = host_ints(p);
-  Dims out_dims;
-  for (std::size_t i = 0; i < x.dims().size(); ++i) {
-    Index before = pads[2 * i], after = pads[2 * i + 1];
-    if (before < 0 || after < 0)
-      ctx.fail("Paddings must be non-negative: " + tr::str(before) + " " + tr::str(after));
-    out_dims.push_back(x.dims()[i] + before + after);
-  }
-  const void* constant = nullptr;
-  if (ctx.num_inputs() == 3) {
-    const Value& v = ctx.input(2);
-    if (v.rank() != 0)
-      ctx.fail("constant_values must be a scalar. Got: " + dims_to_string(v.dims()));
-    constant = v.device_data_raw();
-  }
+  const std::pair<Dims, Dims> plan = tr::pad_plan(ctx, x.dims(), host_value(ctx.input(1)));
+  const Dims& pads = plan.first;  // (named: the functor setup below captures them)
+  const Dims& out_dims = plan.second;
+  const Value* v = tr::pad_constant(ctx);
+  const void* constant = v ? v->device_data_raw() : nullptr;
   Value& out = output(ctx, 0, x.dtype(), out_dims);
   const Index n = out.size();
   if (n == 0) return;
