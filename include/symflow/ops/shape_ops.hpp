@@ -194,13 +194,18 @@ inline std::vector<TensorSpec> infer_broadcast_to(const InferContext& c) {
   }
   return {{c.dtype(0), out}};
 }
+// BroadcastTo's input must broadcast to exactly the target shape (the CPU and GPU kernels
+// share the check).
+inline void check_broadcast_to(const KernelContext& ctx, const Dims& in_dims, const Dims& target) {
+  auto b = broadcast_dims(in_dims, target);
+  if (!b || *b != target)
+    ctx.fail("Incompatible shapes: " + dims_to_string(in_dims) + " vs. " + dims_to_string(target));
+}
+
 inline void broadcast_to_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   Dims target = shape_argument(ctx.input(1));
-  auto b = broadcast_dims(in.dims(), target);
-  if (!b || *b != target)
-    ctx.fail("Incompatible shapes: " + dims_to_string(in.dims()) + " vs. " +
-             dims_to_string(target));
+  check_broadcast_to(ctx, in.dims(), target);
   Value& out = ctx.allocate_output(0, in.dtype(), target);
   broadcast_copy(in, out, false);
 }

@@ -266,10 +266,7 @@ inline constexpr KernelFn squeeze_kernel = symflow::detail::kSqueezeOp.cpu_kerne
 inline void broadcast_to_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   Dims target = host_ints(ctx.input(1));
-  auto b = broadcast_dims(in.dims(), target);
-  if (!b || *b != target)
-    ctx.fail("Incompatible shapes: " + dims_to_string(in.dims()) + " vs. " +
-             dims_to_string(target));
+  symflow::detail::check_broadcast_to(ctx, in.dims(), target);
   Value& out = output(ctx, 0, in.dtype(), target);
   // The input's dims aligned to the output's rank; a broadcast dim reads stride 0.
   const std::size_t rank = target.size();
