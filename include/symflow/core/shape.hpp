@@ -11,10 +11,14 @@
 #include <vector>
 
 #include "symflow/core/errors.hpp"
+#include "symflow/core/small_vector.hpp"
 
 namespace symflow {
 
-using Dims = std::vector<std::int64_t>;
+// A concrete shape. Up to six dimensions live inside the object (no heap block).
+using Dims = SmallVector<std::int64_t, 6>;
+// Which axes of a shape an op reduces (true: reduced).
+using AxisMask = SmallVector<bool, 8>;
 
 inline constexpr std::int64_t unknown_dim = -1;
 

@@ -453,9 +453,9 @@ inline constexpr OpDef kMatMulOp{
 // ---- reductions -----------------------------------------------------------------
 // Normalises axes (negative counts from the end) into a mask over `rank` axes; sets
 // `error` on an axis out of range, and on a repeated axis when `reject_repeats`.
-inline std::vector<bool> reduction_mask(const Dims& axes, std::int64_t rank, std::string& error,
-                                        bool reject_repeats) {
-  std::vector<bool> mask(static_cast<std::size_t>(rank), false);
+inline AxisMask reduction_mask(const Dims& axes, std::int64_t rank, std::string& error,
+                               bool reject_repeats) {
+  AxisMask mask(static_cast<std::size_t>(rank), false);
   for (auto a : axes) {
     if (a < -rank || a >= rank) {
       error = "Invalid reduction dimension " + std::to_string(a) + " for input with " +
@@ -496,7 +496,7 @@ inline std::vector<TensorSpec> infer_reduction(const InferContext& c) {
 enum class Reduction { sum, mean, max, min };
 
 // How many elements each output of a Mean averages.
-inline std::int64_t mean_count(const Dims& dims, const std::vector<bool>& mask) {
+inline std::int64_t mean_count(const Dims& dims, const AxisMask& mask) {
   std::int64_t count = 1;
   for (std::size_t a = 0; a < mask.size(); ++a)
     if (mask[a]) count *= dims[a];

@@ -723,7 +723,7 @@ inline void bias_add_grad_kernel(KernelContext& ctx) {
     if constexpr (BiasAddTypes::accepts<T>) {
       // The sum over every axis but the last: cpu::reduce adds each channel's values in
       // row order, split over threads by channels (bit-identical to one thread).
-      std::vector<bool> mask(static_cast<std::size_t>(g.rank()), true);
+      AxisMask mask(static_cast<std::size_t>(g.rank()), true);
       mask.back() = false;
       ctx.set_output(0, cpu::reduce<T>(ctx, g, mask, false, T{0}, add_wrapping<T>));
     } else {

@@ -251,7 +251,7 @@ inline void invert_permutation_kernel(KernelContext& ctx) {
   if (x.rank() != 1) ctx.fail("invert_permutation expects a 1D vector.");
   Dims perm = shape_argument(x);
   auto n = static_cast<std::int64_t>(perm.size());
-  Dims inverse(perm.size(), -1);
+  std::vector<std::int64_t> inverse(perm.size(), -1);
   for (std::int64_t i = 0; i < n; ++i) {
     std::int64_t d = perm[static_cast<std::size_t>(i)];
     if (d < 0 || d >= n) ctx.fail(str(d) + " is not between 0 and " + str(n));

@@ -31,11 +31,11 @@ namespace detail::reduce {
 // A reduction after merging neighbouring axes that are both reduced or both kept, and
 // dropping axes of size 1 (neither changes the order in which inputs are combined).
 struct Plan {
-  std::vector<std::int64_t> dims, istride, ostride;  // ostride 0 on reduced axes
-  std::vector<bool> reduced;
+  Dims dims, istride, ostride;  // ostride 0 on reduced axes
+  AxisMask reduced;
 };
 
-inline Plan make_plan(const Dims& d, const std::vector<bool>& reduced) {
+inline Plan make_plan(const Dims& d, const AxisMask& reduced) {
   Plan p;
   for (std::size_t a = 0; a < d.size(); ++a) {
     if (d[a] == 1) continue;
@@ -71,11 +71,11 @@ void reduce_box(const Plan& p, const T* x, std::size_t axis, std::int64_t i0, st
     acc[0] = combine(acc[0], x[0]);
     return;
   }
-  std::vector<std::int64_t> lo(rank, 0), hi(p.dims.begin(), p.dims.end());
+  Dims lo(rank, 0), hi(p.dims.begin(), p.dims.end());
   lo[axis] = i0;
   hi[axis] = i1;
   if (i1 <= i0) return;
-  std::vector<std::int64_t> index = lo;
+  Dims index = lo;
   const T* xp = x + i0 * p.istride[axis];
   T* op = acc + i0 * p.ostride[axis];
   const std::size_t last = rank - 1;
@@ -105,7 +105,7 @@ void reduce_box(const Plan& p, const T* x, std::size_t axis, std::int64_t i0, st
 
 // The output's dims: `d` without the reduced axes, or with them as 1 when keep_dims (the
 // CPU's and the GPU's reduce share it).
-inline Dims reduced_dims(const Dims& d, const std::vector<bool>& reduced, bool keep_dims) {
+inline Dims reduced_dims(const Dims& d, const AxisMask& reduced, bool keep_dims) {
   Dims out_dims;
   for (std::size_t a = 0; a < d.size(); ++a) {
     if (!reduced[a])
@@ -123,7 +123,7 @@ inline Dims reduced_dims(const Dims& d, const std::vector<bool>& reduced, bool k
 // keep_dims, else drops them. Large inputs are split over `runner`'s threads (see the
 // top of this file).
 template <class T, class Runner, class Combine>
-Value reduce(const Runner& runner, const Value& in, const std::vector<bool>& reduced,
+Value reduce(const Runner& runner, const Value& in, const AxisMask& reduced,
              bool keep_dims, T init, Combine combine) {
   const Dims& d = in.dims();
   Value out(dtype_v<T>, detail::reduce::reduced_dims(d, reduced, keep_dims));
@@ -179,7 +179,7 @@ Value reduce(const Runner& runner, const Value& in, const std::vector<bool>& red
 
 // The same on the calling thread alone.
 template <class T, class Combine>
-Value reduce(const Value& in, const std::vector<bool>& reduced, bool keep_dims, T init,
+Value reduce(const Value& in, const AxisMask& reduced, bool keep_dims, T init,
              Combine combine) {
   return reduce<T>(SerialRunner{}, in, reduced, keep_dims, init, combine);
 }

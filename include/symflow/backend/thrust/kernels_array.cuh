@@ -345,7 +345,7 @@ inline void invert_permutation_kernel(KernelContext& ctx) {
   if (x.rank() != 1) ctx.fail("invert_permutation expects a 1D vector.");
   Dims perm = host_ints(x);
   auto n = static_cast<Index>(perm.size());
-  Dims inverse(perm.size(), -1);
+  std::vector<std::int64_t> inverse(perm.size(), -1);
   for (Index i = 0; i < n; ++i) {
     Index d = perm[static_cast<std::size_t>(i)];
     if (d < 0 || d >= n) ctx.fail(tr::str(d) + " is not between 0 and " + tr::str(n));

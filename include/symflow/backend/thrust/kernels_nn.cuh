@@ -227,7 +227,7 @@ inline void bias_add_grad_kernel(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::BiasAddTypes::accepts<T>) {
       // The sum over every axis but the last, as the CPU's (cpu::reduce).
-      std::vector<bool> mask(static_cast<std::size_t>(g.rank()), true);
+      AxisMask mask(static_cast<std::size_t>(g.rank()), true);
       mask.back() = false;
       ctx.set_output(
           0, reduce_kernels::reduce<T>(ctx, g, mask, false, T{0}, reduce_kernels::SumCombine{}));

@@ -206,7 +206,7 @@ void launch(std::int64_t n, F f) {
 // The device version of cpu::reduce: out[j] = combine(out[j], in[i]) for every input i
 // of output j, starting from `init`; the same plan, order and blocks as the CPU.
 template <class T, class C>
-Value reduce(const KernelContext& ctx, const Value& in, const std::vector<bool>& reduced,
+Value reduce(const KernelContext& ctx, const Value& in, const AxisMask& reduced,
              bool keep_dims, T init, C combine) {
   const Dims& d = in.dims();
   Value out =
@@ -266,7 +266,7 @@ Value reduce(const KernelContext& ctx, const Value& in, const std::vector<bool>&
 }
 
 // The reduction mask of a reduction op's axes input (input 1), checked as the CPU does.
-inline std::vector<bool> reduction_mask_of(KernelContext& ctx) {
+inline AxisMask reduction_mask_of(KernelContext& ctx) {
   std::string error;
   auto mask = symflow::detail::reduction_mask(
       symflow::detail::shape_argument(host_value(ctx.input(1))), ctx.input(0).rank(), error, true);
@@ -298,7 +298,7 @@ thrust::device_ptr<const T> in_ptr(const Value& v) {
 using symflow::detail::Reduction;
 
 template <Reduction R, class T>
-Value run_reduction(KernelContext& ctx, const Value& in, const std::vector<bool>& mask, bool keep) {
+Value run_reduction(KernelContext& ctx, const Value& in, const AxisMask& mask, bool keep) {
   using limits = std::numeric_limits<T>;
   if constexpr (R == Reduction::mean && std::is_integral_v<T>) {
     // As the CPU: integers are summed in int64, then divided, then narrowed.
@@ -335,7 +335,7 @@ Value run_reduction(KernelContext& ctx, const Value& in, const std::vector<bool>
 template <Reduction R>
 void reduction_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const std::vector<bool> mask = reduction_mask_of(ctx);
+  const AxisMask mask = reduction_mask_of(ctx);
   const bool keep = ctx.attr<bool>("keep_dims");
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -349,7 +349,7 @@ void reduction_kernel(KernelContext& ctx) {
 // ---- Prod, Any, All ----------------------------------------------------------------------
 inline void prod_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const std::vector<bool> mask = reduction_mask_of(ctx);
+  const AxisMask mask = reduction_mask_of(ctx);
   const bool keep = ctx.attr<bool>("keep_dims");
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -363,7 +363,7 @@ inline void prod_kernel(KernelContext& ctx) {
 template <bool IsAll>
 void bool_reduction_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  const std::vector<bool> mask = reduction_mask_of(ctx);
+  const AxisMask mask = reduction_mask_of(ctx);
   const bool keep = ctx.attr<bool>("keep_dims");
   if constexpr (IsAll)
     ctx.set_output(0, reduce_kernels::reduce<bool>(ctx, in, mask, keep, true, AllCombine{}));
