@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -63,7 +62,7 @@ class ThreadPool {
     };
     {
       std::lock_guard lock(mutex_);
-      for (std::int64_t c = 1; c < chunks; ++c) queue_.push_back({&batch, c});
+      for (std::int64_t c = 1; c < chunks; ++c) queue_.push({&batch, c});
     }
     wake_.notify_all();
     run_chunk(batch, 0);
@@ -76,8 +75,7 @@ class ThreadPool {
         batch.done.wait(lock);
         continue;
       }
-      Task task = queue_.front();
-      queue_.pop_front();
+      Task task = queue_.pop();
       lock.unlock();
       run_chunk(*task.batch, task.chunk);
       lock.lock();
@@ -96,6 +94,31 @@ class ThreadPool {
   struct Task {
     Batch* batch = nullptr;
     std::int64_t chunk = 0;
+  };
+  // A FIFO ring that grows only when full: a std::deque would allocate and free a node
+  // every few dozen tasks, and a steady Session::run allocates nothing.
+  class TaskQueue {
+   public:
+    bool empty() const { return count_ == 0; }
+    void push(Task t) {
+      if (count_ == ring_.size()) {
+        std::vector<Task> grown(std::max<std::size_t>(16, ring_.size() * 2));
+        for (std::size_t i = 0; i < count_; ++i) grown[i] = ring_[(head_ + i) % ring_.size()];
+        ring_ = std::move(grown);
+        head_ = 0;
+      }
+      ring_[(head_ + count_++) % ring_.size()] = t;
+    }
+    Task pop() {
+      Task t = ring_[head_];
+      head_ = (head_ + 1) % ring_.size();
+      --count_;
+      return t;
+    }
+
+   private:
+    std::vector<Task> ring_;
+    std::size_t head_ = 0, count_ = 0;
   };
 
   void run_chunk(Batch& batch, std::int64_t chunk) {
@@ -117,8 +140,7 @@ class ThreadPool {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, nothing left
-        task = queue_.front();
-        queue_.pop_front();
+        task = queue_.pop();
       }
       run_chunk(*task.batch, task.chunk);
     }
@@ -128,7 +150,7 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Task> queue_;
+  TaskQueue queue_;
   bool stopping_ = false;
 };
 

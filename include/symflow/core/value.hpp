@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "symflow/core/buffer_pool.hpp"
 #include "symflow/core/dtype.hpp"
 #include "symflow/core/errors.hpp"
 #include "symflow/core/shape.hpp"
@@ -26,95 +27,20 @@ namespace symflow {
 
 namespace detail {
 
-// Recycles the memory of small tensors. A graph run again and again makes the same
-// few sizes each time, so after the first runs their buffers come from here instead
-// of malloc. Sizes are rounded up to powers of two; each class keeps a bounded number
-// of blocks, and larger blocks always go back to the system.
-class SmallBlockPool {
- public:
-  static constexpr std::size_t kMaxBytes = std::size_t{1} << 16;
-  static constexpr std::size_t kMaxCachedPerClass = 64;
-  static constexpr std::align_val_t kAlignment{64};
-#if defined(__SANITIZE_ADDRESS__)
-  static constexpr bool kEnabled = false;  // AddressSanitizer must see every free
-#else
-  static constexpr bool kEnabled = true;
-#endif
-
-  static SmallBlockPool& instance() {
-    static SmallBlockPool* pool = new SmallBlockPool;  // never destroyed: blocks outlive statics
-    return *pool;
-  }
-  void* allocate(std::size_t bytes) {
-    if (bytes > kMaxBytes || !kEnabled) return ::operator new(bytes, kAlignment);
-    const std::size_t c = size_class(bytes);
-    {
-      std::lock_guard lock(mutex_);
-      if (!free_[c].empty()) {
-        void* p = free_[c].back();
-        free_[c].pop_back();
-        return p;
-      }
-    }
-    return ::operator new(class_bytes(c), kAlignment);
-  }
-  void deallocate(void* p, std::size_t bytes) noexcept {
-    if (bytes <= kMaxBytes && kEnabled) {
-      const std::size_t c = size_class(bytes);
-      std::lock_guard lock(mutex_);
-      if (free_[c].size() < kMaxCachedPerClass) {
-        free_[c].push_back(p);  // capacity reserved up front: this never allocates
-        return;
-      }
-    }
-    ::operator delete(p, kAlignment);
-  }
-
- private:
-  static constexpr std::size_t kMinShift = 6;  // 64 bytes
-  static constexpr std::size_t kClasses = 16 - kMinShift + 1;
-  SmallBlockPool() {
-    for (auto& list : free_) list.reserve(kMaxCachedPerClass);
-  }
-  static std::size_t size_class(std::size_t bytes) {
-    std::size_t c = 0;
-    while ((std::size_t{1} << (c + kMinShift)) < bytes) ++c;
-    return c;
-  }
-  static std::size_t class_bytes(std::size_t c) { return std::size_t{1} << (c + kMinShift); }
-
-  std::mutex mutex_;
-  std::array<std::vector<void*>, kClasses> free_;
-};
-
-template <class T>
-struct PoolAllocator {
-  using value_type = T;
-  PoolAllocator() = default;
-  template <class U>
-  PoolAllocator(const PoolAllocator<U>&) noexcept {}  // NOLINT: rebinding is implicit
-  T* allocate(std::size_t n) {
-    static_assert(alignof(T) <= 64, "the pool aligns blocks to 64 bytes");
-    return static_cast<T*>(SmallBlockPool::instance().allocate(n * sizeof(T)));
-  }
-  void deallocate(T* p, std::size_t n) noexcept {
-    SmallBlockPool::instance().deallocate(p, n * sizeof(T));
-  }
-  template <class U>
-  friend bool operator==(const PoolAllocator&, const PoolAllocator<U>&) {
-    return true;
-  }
-};
-
-// A zeroed, 64-byte aligned buffer of at least `bytes` bytes: one allocation holds
-// both the reference count and the data (allocate_shared), and small ones are
-// recycled through SmallBlockPool.
+// A zeroed, 64-byte aligned buffer of at least `bytes` bytes: one block from the
+// BufferPool holds both the reference count and the data (allocate_shared).
 struct alignas(64) CacheLine {
   std::byte bytes[64];
 };
 inline std::shared_ptr<void> allocate_aligned(std::size_t bytes) {
   const std::size_t lines = std::max<std::size_t>(1, (bytes + 63) / 64);
   auto block = std::allocate_shared<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
+  return std::shared_ptr<void>(block, block.get());
+}
+// The same, not zeroed: for outputs that a kernel overwrites entirely.
+inline std::shared_ptr<void> allocate_aligned_for_overwrite(std::size_t bytes) {
+  const std::size_t lines = std::max<std::size_t>(1, (bytes + 63) / 64);
+  auto block = std::allocate_shared_for_overwrite<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
   return std::shared_ptr<void>(block, block.get());
 }
 

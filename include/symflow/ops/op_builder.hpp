@@ -4,6 +4,8 @@
 // non-tensor arguments into Consts named "<op>/<arg>", and give the op the scope's
 // exact name.
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,8 +84,10 @@ inline Dims shape_argument(const Value& v) {
 
 // A rank-1 int32 Value holding `dims` (a shape or axes argument).
 inline Value int32_vector(const Dims& dims) {
-  std::vector<std::int32_t> v(dims.begin(), dims.end());
-  return Value::from_vector(v, {static_cast<std::int64_t>(v.size())});
+  Value v(DType::int32, {static_cast<std::int64_t>(dims.size())});
+  std::transform(dims.begin(), dims.end(), v.data<std::int32_t>(),
+                 [](std::int64_t d) { return static_cast<std::int32_t>(d); });
+  return v;
 }
 
 inline std::vector<TensorSpec> same_as_input(const InferContext& c) { return {c.inputs[0]}; }

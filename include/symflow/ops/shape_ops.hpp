@@ -3,6 +3,7 @@
 // Squeeze, BroadcastTo, Tile, BroadcastGradientArgs, ZerosLike, OnesLike, AddN and
 // StopGradient.
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -20,10 +21,10 @@ inline bool is_index_dtype(DType d) { return d == DType::int32 || d == DType::in
 
 // A rank-1 Value of `dims` in the index dtype `d`.
 inline Value index_vector(const Dims& dims, DType d) {
-  if (d == DType::int64)
-    return Value::from_vector(std::vector<std::int64_t>(dims.begin(), dims.end()),
-                              {static_cast<std::int64_t>(dims.size())});
-  return int32_vector(dims);
+  if (d != DType::int64) return int32_vector(dims);
+  Value v(DType::int64, {static_cast<std::int64_t>(dims.size())});
+  std::copy(dims.begin(), dims.end(), v.data<std::int64_t>());
+  return v;
 }
 
 // ---- Shape, Size, Rank --------------------------------------------------------
@@ -166,9 +167,9 @@ inline void broadcast_copy(const Value& in, Value& out, bool tile) {
   // Input dims aligned to the output's rank, and their row-major strides.
   Dims id(rank, 1);
   for (std::size_t k = 0; k < in.dims().size(); ++k) id[rank - in.dims().size() + k] = in.dims()[k];
-  std::vector<std::int64_t> stride(rank, 1);
+  Dims stride(rank, 1);
   for (std::size_t a = rank - 1; a-- > 0;) stride[a] = stride[a + 1] * id[a + 1];
-  std::vector<std::int64_t> index(rank, 0);
+  Dims index(rank, 0);
   for (std::int64_t o = 0; o < n; ++o) {
     std::int64_t i = 0;
     for (std::size_t a = 0; a < rank; ++a)

@@ -12,7 +12,9 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -118,23 +120,44 @@ inline std::vector<TensorSpec> infer_training(const InferContext& c, const Train
 
 // ---- kernels ------------------------------------------------------------------------
 
+// The variables an update writes: var and its slots (centered RMSProp has the most,
+// four). Fixed storage: an update allocates nothing to find them.
+struct TrainingRefs {
+  static constexpr std::size_t kMax = 4;
+  std::array<VariableSlot*, kMax> slots{};
+  std::size_t count = 0;
+
+  TrainingRefs(const KernelContext& ctx, const TrainingSignature& s) : count(s.num_refs) {
+    if (count > kMax) throw InternalError("Too many references for " + std::string(s.type));
+    for (std::size_t i = 0; i < count; ++i) slots[i] = &ctx.ref_input(i);
+  }
+  std::span<VariableSlot* const> all() const { return {slots.data(), count}; }
+};
+
 // Locks each distinct variable once, in address order (so two updates never deadlock).
 class SlotLocks {
  public:
-  explicit SlotLocks(std::vector<VariableSlot*> slots) {
-    std::sort(slots.begin(), slots.end());
-    slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-    for (VariableSlot* s : slots) locks_.emplace_back(s->mutex);
+  explicit SlotLocks(const TrainingRefs& refs) {
+    // At most four: a selection sort over the whole array (unused entries are null and
+    // skipped) keeps every index in bounds where the compiler can see it.
+    std::array<VariableSlot*, TrainingRefs::kMax> order = refs.slots;
+    const std::less<VariableSlot*> before;
+    for (std::size_t i = 0; i < order.size(); ++i)
+      for (std::size_t j = i + 1; j < order.size(); ++j)
+        if (order[j] && (!order[i] || before(order[j], order[i]))) std::swap(order[i], order[j]);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (order[i] && (i == 0 || order[i] != order[i - 1]))
+        locks_[i] = std::unique_lock(order[i]->mutex);
   }
 
  private:
-  std::vector<std::unique_lock<std::mutex>> locks_;
+  std::array<std::unique_lock<std::mutex>, TrainingRefs::kMax> locks_;
 };
 
 // An update's inputs checked as TensorFlow's kernels check them, with the references' slots
 // locked (the CPU and GPU kernels share it).
 inline void check_training_inputs(const KernelContext& ctx, const TrainingSignature& s,
-                                  const std::vector<VariableSlot*>& slots) {
+                                  std::span<VariableSlot* const> slots) {
   for (VariableSlot* slot : slots) require_initialized(ctx, *slot);
   for (std::size_t i = 1; i < s.num_inputs(); ++i)
     if (s.is_scalar(i) && ctx.input(i).rank() != 0)
@@ -156,19 +179,25 @@ inline void check_training_inputs(const KernelContext& ctx, const TrainingSignat
 // tensor(i) the elements of input i; then stores the new buffers and forwards var.
 template <class Body>
 void run_training_update(KernelContext& ctx, const TrainingSignature& s, Body body) {
-  std::vector<VariableSlot*> slots;
-  for (std::size_t i = 0; i < s.num_refs; ++i) slots.push_back(&ctx.ref_input(i));
+  const TrainingRefs refs_in(ctx, s);
+  const std::span<VariableSlot* const> slots = refs_in.all();
   {
-    SlotLocks locks(slots);
+    SlotLocks locks(refs_in);
     check_training_inputs(ctx, s, slots);
     DType dtype = slots[0]->value.dtype();
     visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_floating_point_v<T>) {
-        std::vector<Value> fresh;
-        std::vector<T*> refs;
-        for (VariableSlot* slot : slots) fresh.push_back(slot->value.clone());
-        for (Value& v : fresh) refs.push_back(v.data<T>());
+        // In place when the variable alone holds its buffer. A value fetched earlier,
+        // or read by a run in flight, shares it: then the update writes a copy, and
+        // they keep the value they saw (every read takes the slot's lock, held here).
+        std::array<Value, TrainingRefs::kMax> fresh;
+        std::array<T*, TrainingRefs::kMax> refs{};
+        for (std::size_t k = 0; k < slots.size(); ++k) {
+          const Value& old = slots[k]->value;
+          fresh[k] = old.buffer_owners() == 1 ? old : old.clone();
+          refs[k] = fresh[k].template data<T>();
+        }
         auto scalar = [&](std::size_t i) { return ctx.input(i).data<T>()[0]; };
         auto tensor = [&](std::size_t i) { return ctx.input(i).data<T>(); };
         body(refs, scalar, tensor, slots[0]->value.size());

@@ -72,7 +72,16 @@ inline Value read_slot(const TensorSlot& s, const std::string& reader) {
 struct ClusterRun {
   std::vector<std::vector<Value>> captured;  // by member, by input; empty for inside inputs
   std::vector<Dims> dims;                    // by member
+  std::vector<Value> inputs, outputs;        // of the fused kernel
   bool unfused = false;                      // this run executes the members one by one
+  // Lets go of this run's values; the vectors keep their memory for the next run.
+  void reset() {
+    for (auto& member : captured)
+      for (Value& v : member) v = Value();
+    for (Value& v : inputs) v = Value();
+    for (Value& v : outputs) v = Value();
+    unfused = false;
+  }
 };
 
 // The buffers one run needs besides the tensors themselves, kept by the plan and
@@ -116,7 +125,7 @@ class ScratchLease {
     for (auto& v : scratch_->outputs) v = Value();
     for (auto& r : scratch_->ref_inputs) r.reset();
     for (auto& r : scratch_->ref_outputs) r.reset();
-    for (auto& c : scratch_->cluster_runs) c = ClusterRun{};
+    for (auto& c : scratch_->cluster_runs) c.reset();
     if (!pool_) return;
     std::lock_guard lock(pool_->mutex);
     pool_->free.push_back(std::move(scratch_));
@@ -274,7 +283,8 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     // The last member: every output must have one shape, and a tensor read by
     // several members must have been the same buffer each time (a variable could
     // have been assigned in between).
-    std::vector<Value> inputs(c.inputs.size());
+    std::vector<Value>& inputs = r.inputs;
+    inputs.resize(c.inputs.size());
     for (std::size_t e = 0; e < inputs.size(); ++e) {
       auto [m, i] = c.first_use[e];
       inputs[e] = r.captured[static_cast<std::size_t>(m)][static_cast<std::size_t>(i)];
@@ -291,7 +301,8 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       if (out_dims && *out_dims != r.dims[m]) return unfuse(k, j);
       out_dims = &r.dims[m];
     }
-    std::vector<Value> outputs(static_cast<std::size_t>(c.program.num_outputs));
+    std::vector<Value>& outputs = r.outputs;
+    outputs.resize(static_cast<std::size_t>(c.program.num_outputs));
     bool ran = false;
     try {
       ran = out_dims && c.kernel(c.program, inputs, *out_dims, outputs);
@@ -303,7 +314,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       if (c.output_of[m] >= 0)
         slots[plan.output_slot[c.steps[m]]].value =
             std::move(outputs[static_cast<std::size_t>(c.output_of[m])]);
-    r = ClusterRun{};  // done: drop the captured inputs
+    r.reset();  // done: drop the captured inputs
   };
 
   for (std::size_t step = 0; step < plan.order.size(); ++step) {

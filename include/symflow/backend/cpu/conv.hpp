@@ -244,7 +244,7 @@ void conv2d_forward(const Runner& runner, const Conv2DGeometry& g, const T* inpu
   const std::int64_t chunks = (pixels + chunk - 1) / chunk;
   const double chunk_work = double(chunk) * double(k) * double(g.out_depth);
   runner.parallel_for(chunks, detail::min_tasks(chunk_work), [&](std::int64_t c0, std::int64_t c1) {
-    std::vector<T> patches(static_cast<std::size_t>(chunk * k));
+    const symflow::detail::PooledArray<T> patches(static_cast<std::size_t>(chunk * k));
     for (std::int64_t c = c0; c < c1; ++c) {
       const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
       detail::im2col(g, input, p0, p1, patches.data());
@@ -279,7 +279,7 @@ void conv2d_backprop_input(const Runner& runner, const Conv2DGeometry& g, const 
   const std::int64_t groups = (g.batch + group - 1) / group;
   const double group_work = double(group * plane) * double(k) * double(g.out_depth);
   runner.parallel_for(groups, detail::min_tasks(group_work), [&](std::int64_t g0, std::int64_t g1) {
-    std::vector<T> patches(static_cast<std::size_t>(step * k));
+    const symflow::detail::PooledArray<T> patches(static_cast<std::size_t>(step * k));
     for (std::int64_t gi = g0; gi < g1; ++gi) {
       const std::int64_t end = std::min(g.batch, (gi + 1) * group) * plane;
       for (std::int64_t p0 = gi * group * plane; p0 < end; p0 += step) {
@@ -318,13 +318,18 @@ void conv2d_backprop_filter(const Runner& runner, const Conv2DGeometry& g, const
       (std::int64_t{1} << 22) / std::max<std::int64_t>(1, filter_size), 4, 16);
   const std::int64_t per_group = (chunks + max_groups - 1) / max_groups;
   const std::int64_t groups = (chunks + per_group - 1) / per_group;
-  std::vector<ColMajor> partial(static_cast<std::size_t>(groups));
+  // The groups' accumulators, one filter-sized column-major block each.
+  const symflow::detail::PooledArray<T> partial(static_cast<std::size_t>(groups * filter_size));
+  auto group_sum = [&](std::int64_t gi) {
+    return Eigen::Map<ColMajor>(partial.data() + gi * filter_size, k, g.out_depth);
+  };
   const double group_work = double(per_group * chunk) * double(k) * double(g.out_depth);
   runner.parallel_for(groups, detail::min_tasks(group_work), [&](std::int64_t g0, std::int64_t g1) {
-    std::vector<T> patches(pointwise ? 0 : static_cast<std::size_t>(chunk * k));
+    const symflow::detail::PooledArray<T> patches(pointwise ? 0
+                                                            : static_cast<std::size_t>(chunk * k));
     for (std::int64_t gi = g0; gi < g1; ++gi) {
-      ColMajor& sum = partial[static_cast<std::size_t>(gi)];
-      sum.setZero(k, g.out_depth);
+      auto sum = group_sum(gi);
+      sum.setZero();
       for (std::int64_t c = gi * per_group; c < std::min(chunks, (gi + 1) * per_group); ++c) {
         const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
         const T* rows = input + p0 * k;
@@ -338,7 +343,7 @@ void conv2d_backprop_filter(const Runner& runner, const Conv2DGeometry& g, const
       }
     }
   });
-  for (const auto& m : partial) df += m;
+  for (std::int64_t gi = 0; gi < groups; ++gi) df += group_sum(gi);
 }
 
 // ---- pooling ------------------------------------------------------------------

@@ -22,8 +22,8 @@ void unary(KernelContext& ctx, F f) {
 
 // Element strides of `dims` seen through broadcasting to `out_dims` (0 on
 // broadcast axes).
-inline std::vector<std::int64_t> broadcast_strides(const Dims& dims, const Dims& out_dims) {
-  std::vector<std::int64_t> strides(out_dims.size(), 0);
+inline Dims broadcast_strides(const Dims& dims, const Dims& out_dims) {
+  Dims strides(out_dims.size(), 0);
   std::int64_t stride = 1;
   for (std::size_t k = 0; k < dims.size(); ++k) {
     std::size_t axis = dims.size() - 1 - k;
@@ -71,7 +71,7 @@ void binary(KernelContext& ctx, F f) {
     const std::size_t rank = od.size();
     auto sa = broadcast_strides(a.dims(), od);
     auto sb = broadcast_strides(b.dims(), od);
-    std::vector<std::int64_t> index(rank, 0);
+    Dims index(rank, 0);
     const std::int64_t inner = od[rank - 1];
     const std::int64_t ia = sa[rank - 1], ib = sb[rank - 1];
     std::int64_t oa = 0, ob = 0;

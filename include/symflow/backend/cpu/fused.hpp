@@ -10,8 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <new>
 #include <optional>
 #include <span>
 #include <utility>
@@ -127,69 +125,11 @@ inline std::optional<BroadcastRun> broadcast_run(const Dims& in, const Dims& out
 
 namespace fused_detail {
 
-struct AlignedFree {
-  void operator()(void* p) const { ::operator delete (p, std::align_val_t{64}); }
-};
-
-// Output buffers of 1 MiB and more are recycled. glibc gives large blocks back to
-// the OS when they are freed, and a new one then costs a page fault per 4 KiB page
-// on first touch: at 16M floats that is more than the arithmetic. A few freed
-// blocks (kMaxBlocks, kMaxBytes in all) wait here for the next output of about
-// their size, as a dropped result is typically followed by the next run's.
-class BufferCache {
- public:
-  static constexpr std::size_t kMinBytes = std::size_t{1} << 20;
-  static constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
-  static constexpr std::size_t kMaxBlocks = 4;
-
-  static BufferCache& instance() {
-    static BufferCache* cache = new BufferCache;  // never destroyed: Values may outlive statics
-    return *cache;
-  }
-
-  // A block of at least `bytes` (64-byte aligned) and its capacity.
-  std::pair<void*, std::size_t> take(std::size_t bytes) {
-    if (bytes >= kMinBytes) {
-      std::lock_guard lock(mutex_);
-      for (std::size_t i = 0; i < blocks_.size(); ++i) {
-        auto [p, capacity] = blocks_[i];
-        if (capacity >= bytes && capacity / 2 <= bytes) {
-          blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(i));
-          held_ -= capacity;
-          return {p, capacity};
-        }
-      }
-    }
-    bytes = std::max<std::size_t>(bytes, 1);
-    return {::operator new (bytes, std::align_val_t{64}), bytes};
-  }
-
-  void give_back(void* p, std::size_t capacity) {
-    if (capacity >= kMinBytes) {
-      std::lock_guard lock(mutex_);
-      if (blocks_.size() < kMaxBlocks && held_ + capacity <= kMaxBytes) {
-        blocks_.emplace_back(p, capacity);
-        held_ += capacity;
-        return;
-      }
-    }
-    ::operator delete (p, std::align_val_t{64});
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::pair<void*, std::size_t>> blocks_;
-  std::size_t held_ = 0;
-};
-
 // An output buffer that the program overwrites entirely: no zero fill.
 inline Value uninitialized_value(DType dtype, const Dims& dims) {
   const std::size_t bytes = static_cast<std::size_t>(num_elements(dims)) * dtype_size(dtype);
-  const auto block = BufferCache::instance().take(bytes);
-  void* p = block.first;
-  const std::size_t capacity = block.second;  // a plain variable: lambdas capture it everywhere
-  std::shared_ptr<void> owner(
-      p, [capacity](void* q) { BufferCache::instance().give_back(q, capacity); });
+  std::shared_ptr<void> owner = symflow::detail::allocate_aligned_for_overwrite(bytes);
+  void* p = owner.get();
   return Value::wrap(dtype, dims, p, std::move(owner));
 }
 
@@ -236,7 +176,23 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
     Mode mode = Mode::full;
     int scratch = -1;
   };
-  std::vector<Source> sources(static_cast<std::size_t>(p.num_inputs));
+  // Per-call bookkeeping in buffers this thread keeps (a steady run allocates
+  // nothing); a call never re-enters itself.
+  struct Op {
+    BlockFn<T> fn;
+    std::size_t first_arg, num_args;
+    T* out;      // its block buffer, or its output's first element
+    bool fixed;  // out is a block buffer (else out + start)
+  };
+  struct Workspace {
+    std::vector<Source> sources;
+    std::vector<std::size_t> arg_ids;
+    std::vector<Op> ops;
+    std::vector<const T*> operand, args;
+  };
+  thread_local Workspace w;
+  std::vector<Source>& sources = w.sources;
+  sources.assign(static_cast<std::size_t>(p.num_inputs), Source{});
   int num_scratch = p.num_scratch;
   for (std::size_t e = 0; e < sources.size(); ++e) {
     if (inputs[e].dtype() != p.dtype) return false;
@@ -260,13 +216,8 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
   if (n == 0) return true;
 
   // Everything a step needs per block, looked up once.
-  struct Op {
-    BlockFn<T> fn;
-    std::size_t first_arg, num_args;
-    T* out;      // its block buffer, or its output's first element
-    bool fixed;  // out is a block buffer (else out + start)
-  };
-  std::vector<std::size_t> arg_ids;
+  std::vector<std::size_t>& arg_ids = w.arg_ids;
+  arg_ids.clear();
   std::size_t max_args = 0;
   for (const FusedStep& step : p.steps) {
     for (int a : step.args) arg_ids.push_back(static_cast<std::size_t>(a));
@@ -274,14 +225,15 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
   }
 
   const std::size_t block = static_cast<std::size_t>(kFusedBlock);
-  std::unique_ptr<T, AlignedFree> scratch(static_cast<T*>(::operator new (
-      std::max<std::size_t>(static_cast<std::size_t>(num_scratch) * block * sizeof(T), 1),
-      std::align_val_t{64})));
-  auto buffer = [&](int i) { return scratch.get() + static_cast<std::size_t>(i) * block; };
+  std::shared_ptr<void> scratch_block = symflow::detail::allocate_aligned_for_overwrite(
+      static_cast<std::size_t>(num_scratch) * block * sizeof(T));
+  T* scratch = static_cast<T*>(scratch_block.get());
+  auto buffer = [&](int i) { return scratch + static_cast<std::size_t>(i) * block; };
   for (const Source& s : sources)  // a broadcast scalar is the same block every time
     if (s.mode == Mode::constant) std::fill_n(buffer(s.scratch), block, s.data[0]);
 
-  std::vector<Op> ops;
+  std::vector<Op>& ops = w.ops;
+  ops.clear();
   std::size_t first_arg = 0;
   for (const FusedStep& step : p.steps) {
     Op op{block_fn<T>(*step.def), first_arg, step.args.size(), nullptr, true};
@@ -294,8 +246,10 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
     first_arg += step.args.size();
     ops.push_back(op);
   }
-  std::vector<const T*> operand(sources.size() + p.steps.size());
-  std::vector<const T*> args(max_args);
+  std::vector<const T*>& operand = w.operand;
+  std::vector<const T*>& args = w.args;
+  operand.assign(sources.size() + p.steps.size(), nullptr);
+  args.assign(max_args, nullptr);
   for (std::int64_t start = 0; start < n; start += kFusedBlock) {
     const std::int64_t len = std::min(kFusedBlock, n - start);
     for (std::size_t e = 0; e < sources.size(); ++e) {

@@ -43,10 +43,10 @@ struct Refs {
 // and tensor(i) the device elements of input i; stores the new buffers; forwards var.
 template <class Launch>
 void run_update(KernelContext& ctx, const sd::TrainingSignature& s, Launch launch) {
-  std::vector<VariableSlot*> slots;
-  for (std::size_t i = 0; i < s.num_refs; ++i) slots.push_back(&ctx.ref_input(i));
+  const sd::TrainingRefs refs_in(ctx, s);
+  const std::span<VariableSlot* const> slots = refs_in.all();
   {
-    sd::SlotLocks locks(slots);
+    sd::SlotLocks locks(refs_in);
     sd::check_training_inputs(ctx, s, slots);
     const DType dtype = slots[0]->value.dtype();
     visit_dtype(dtype, [&](auto tag) {

@@ -1,0 +1,153 @@
+#pragma once
+// BufferPool: where host tensors get their memory. A graph run again and again makes
+// the same sizes each time, so freed blocks wait here for the next request of their
+// size class instead of going back to malloc: a steady Session::run then allocates
+// nothing. It also spares large tensors the page faults of memory that glibc
+// returned to the OS on free (at 16M floats that costs more than the arithmetic).
+//
+// Size classes: powers of two up to 64 KiB; above, eight classes per power of two
+// (at most 12.5% slack). Each small class keeps up to 64 blocks; large blocks are
+// kept up to kMaxLargeBytes in all, and the rest go back to the system.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <mutex>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace symflow::detail {
+
+class BufferPool {
+ public:
+  static constexpr std::size_t kSmallMax = std::size_t{1} << 16;
+  static constexpr std::size_t kMaxCachedPerClass = 64;
+  static constexpr std::size_t kMaxLargeBlocks = 64;
+  static constexpr std::size_t kMaxLargeBytes = std::size_t{512} << 20;
+  static constexpr std::align_val_t kAlignment{64};
+#if defined(__SANITIZE_ADDRESS__)
+  static constexpr bool kEnabled = false;  // AddressSanitizer must see every free
+#else
+  static constexpr bool kEnabled = true;
+#endif
+
+  static BufferPool& instance() {
+    static BufferPool* pool = new BufferPool;  // never destroyed: blocks outlive statics
+    return *pool;
+  }
+
+  // How many bytes a request of `bytes` really gets.
+  static std::size_t capacity(std::size_t bytes) {
+    if (bytes <= kMinBytes) return kMinBytes;
+    if (bytes <= kSmallMax) return std::bit_ceil(bytes);
+    const std::size_t step = std::bit_floor(bytes) / 8;
+    return (bytes + step - 1) / step * step;
+  }
+
+  void* allocate(std::size_t bytes) {
+    const std::size_t cap = capacity(bytes);
+    if (kEnabled) {
+      std::lock_guard lock(mutex_);
+      if (cap <= kSmallMax) {
+        auto& list = small_[small_class(cap)];
+        if (!list.empty()) {
+          void* p = list.back();
+          list.pop_back();
+          return p;
+        }
+      } else {
+        for (std::size_t i = 0; i < large_.size(); ++i) {
+          if (large_[i].first != cap) continue;
+          void* p = large_[i].second;
+          large_[i] = large_.back();
+          large_.pop_back();
+          large_bytes_ -= cap;
+          return p;
+        }
+      }
+    }
+    return ::operator new(cap, kAlignment);
+  }
+
+  void deallocate(void* p, std::size_t bytes) noexcept {
+    const std::size_t cap = capacity(bytes);
+    if (kEnabled) {
+      std::lock_guard lock(mutex_);
+      if (cap <= kSmallMax) {
+        auto& list = small_[small_class(cap)];
+        if (list.size() < kMaxCachedPerClass) {
+          list.push_back(p);  // capacity reserved up front: this never allocates
+          return;
+        }
+      } else if (large_.size() < kMaxLargeBlocks && large_bytes_ + cap <= kMaxLargeBytes) {
+        large_.emplace_back(cap, p);
+        large_bytes_ += cap;
+        return;
+      }
+    }
+    ::operator delete(p, kAlignment);
+  }
+
+ private:
+  static constexpr std::size_t kMinShift = 6;  // 64 bytes
+  static constexpr std::size_t kMinBytes = std::size_t{1} << kMinShift;
+  static constexpr std::size_t kSmallClasses = 16 - kMinShift + 1;
+  BufferPool() {
+    for (auto& list : small_) list.reserve(kMaxCachedPerClass);
+    large_.reserve(kMaxLargeBlocks);
+  }
+  static std::size_t small_class(std::size_t cap) {
+    return static_cast<std::size_t>(std::countr_zero(cap)) - kMinShift;
+  }
+
+  std::mutex mutex_;
+  std::array<std::vector<void*>, kSmallClasses> small_;
+  std::vector<std::pair<std::size_t, void*>> large_;  // (capacity, block)
+  std::size_t large_bytes_ = 0;
+};
+
+// A std allocator on the pool (for allocate_shared: one block holds the reference
+// count and the data, so the count is recycled with it).
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) noexcept {}  // NOLINT: rebinding is implicit
+  T* allocate(std::size_t n) {
+    static_assert(alignof(T) <= 64, "the pool aligns blocks to 64 bytes");
+    return static_cast<T*>(BufferPool::instance().allocate(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    BufferPool::instance().deallocate(p, n * sizeof(T));
+  }
+  template <class U>
+  friend bool operator==(const PoolAllocator&, const PoolAllocator<U>&) {
+    return true;
+  }
+};
+
+// A kernel's scratch array of n elements (trivially copyable T, not initialised),
+// from the pool and back to it at scope exit.
+template <class T>
+class PooledArray {
+  static_assert(std::is_trivially_copyable_v<T>, "PooledArray holds raw memory");
+
+ public:
+  explicit PooledArray(std::size_t n)
+      : bytes_(std::max<std::size_t>(n * sizeof(T), 1)),
+        data_(static_cast<T*>(BufferPool::instance().allocate(bytes_))) {}
+  ~PooledArray() { BufferPool::instance().deallocate(data_, bytes_); }
+  PooledArray(const PooledArray&) = delete;
+  PooledArray& operator=(const PooledArray&) = delete;
+  T* data() const { return data_; }
+
+ private:
+  std::size_t bytes_;
+  T* data_;
+};
+
+}  // namespace symflow::detail
