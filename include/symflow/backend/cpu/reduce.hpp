@@ -123,8 +123,8 @@ inline Dims reduced_dims(const Dims& d, const AxisMask& reduced, bool keep_dims)
 // keep_dims, else drops them. Large inputs are split over `runner`'s threads (see the
 // top of this file).
 template <class T, class Runner, class Combine>
-Value reduce(const Runner& runner, const Value& in, const AxisMask& reduced,
-             bool keep_dims, T init, Combine combine) {
+Value reduce(const Runner& runner, const Value& in, const AxisMask& reduced, bool keep_dims, T init,
+             Combine combine) {
   const Dims& d = in.dims();
   Value out(dtype_v<T>, detail::reduce::reduced_dims(d, reduced, keep_dims));
   T* acc = out.data<T>();
@@ -179,8 +179,7 @@ Value reduce(const Runner& runner, const Value& in, const AxisMask& reduced,
 
 // The same on the calling thread alone.
 template <class T, class Combine>
-Value reduce(const Value& in, const AxisMask& reduced, bool keep_dims, T init,
-             Combine combine) {
+Value reduce(const Value& in, const AxisMask& reduced, bool keep_dims, T init, Combine combine) {
   return reduce<T>(SerialRunner{}, in, reduced, keep_dims, init, combine);
 }
 

@@ -206,8 +206,8 @@ void launch(std::int64_t n, F f) {
 // The device version of cpu::reduce: out[j] = combine(out[j], in[i]) for every input i
 // of output j, starting from `init`; the same plan, order and blocks as the CPU.
 template <class T, class C>
-Value reduce(const KernelContext& ctx, const Value& in, const AxisMask& reduced,
-             bool keep_dims, T init, C combine) {
+Value reduce(const KernelContext& ctx, const Value& in, const AxisMask& reduced, bool keep_dims,
+             T init, C combine) {
   const Dims& d = in.dims();
   Value out =
       empty_device_value(dtype_v<T>, cpu::detail::reduce::reduced_dims(d, reduced, keep_dims));
