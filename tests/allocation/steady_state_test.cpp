@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
-#include <string>
 #include <vector>
 
 #include <symflow/symflow.hpp>
@@ -73,13 +72,11 @@ tf::ConfigProto threads(int n) {
   return config;
 }
 
-tf::Output dense(const tf::Output& x, std::int64_t units, const std::string& name) {
-  tf::variable_scope scope(name);
-  const std::int64_t in = x.get_shape().dims().back();
-  auto w = tf::get_variable("kernel", tf::Shape{in, units},
-                            {.initializer = tf::glorot_uniform_initializer()});
-  auto b = tf::get_variable("bias", tf::Shape{units}, {.initializer = tf::zeros_initializer()});
-  return tf::add(tf::matmul(x, w), b);
+// A fully connected layer with TensorFlow's BiasAdd (the bench's MLP uses Add).
+tf::Output layer(const tf::Output& x, std::int64_t in, std::int64_t out, std::int64_t seed) {
+  tf::Variable w(tf::random_normal({in, out}, {.stddev = 0.05, .seed = seed}));
+  tf::Variable b(tf::zeros({out}));
+  return tf::nn::bias_add(tf::matmul(x, w), b);
 }
 
 }  // namespace
@@ -130,12 +127,11 @@ TEST_CASE("allocation: an MLP training step allocates only the returned vector")
     CAPTURE(n_threads);
     tf::Graph g;
     auto guard = g.as_default();
-    tf::set_random_seed(1);
     auto images = tf::placeholder<float>(tf::Shape{-1, 784}, "images");
     auto labels = tf::placeholder<std::int32_t>(tf::Shape{-1}, "labels");
-    auto h1 = tf::nn::relu(dense(images, 256, "dense"));
-    auto h2 = tf::nn::relu(dense(h1, 128, "dense_1"));
-    auto logits = dense(h2, 10, "dense_2");
+    auto h1 = tf::nn::relu(layer(images, 784, 256, 1));
+    auto h2 = tf::nn::relu(layer(h1, 256, 128, 2));
+    auto logits = layer(h2, 128, 10, 3);
     auto loss = tf::reduce_mean(tf::nn::sparse_softmax_cross_entropy_with_logits(labels, logits));
     auto train = tf::train::GradientDescentOptimizer(0.01f).minimize(loss);
     tf::Session sess(g, threads(n_threads));
