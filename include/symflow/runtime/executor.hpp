@@ -15,7 +15,15 @@
 // Fused clusters (runtime/fusion.hpp) run as one kernel at their last member's step.
 // Each member still reads its outside inputs at its own step; when the shapes met at
 // run time do not suit the fused kernel, the members run one by one instead.
+//
+// Threads: with an inter-op pool (ConfigProto::inter_op_parallelism_threads > 1) and
+// a plan with independent steps, the pool's threads take steps as soon as their
+// dependencies (runtime/schedule.hpp) are done, and a tensor is dropped when its
+// last reader has read it. Otherwise the calling thread runs the steps in order.
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <exception>
 #include <memory>
@@ -45,6 +53,7 @@ struct SessionState {
   VariableStore variables;
   std::deque<NodeStateSlot> node_state;  // by node id
   ThreadPool* intra_op = nullptr;        // the session's intra-op threads, if any
+  ThreadPool* inter_op = nullptr;        // threads that run independent steps; null: none
   void reserve_nodes(std::size_t n) {
     if (node_state.size() < n) node_state.resize(n);
   }
@@ -84,13 +93,59 @@ struct ClusterRun {
   }
 };
 
+// A step's kernel arguments; each thread of a run has its own.
+struct StepBuffers {
+  std::vector<Value> inputs, outputs;
+  std::vector<std::shared_ptr<VariableSlot>> ref_inputs, ref_outputs;
+  void size_for(std::size_t max_inputs, std::size_t max_outputs) {
+    inputs.resize(max_inputs);
+    ref_inputs.resize(max_inputs);
+    outputs.resize(max_outputs);
+    ref_outputs.resize(max_outputs);
+  }
+  void clear() {
+    for (auto& v : inputs) v = Value();
+    for (auto& v : outputs) v = Value();
+    for (auto& r : ref_inputs) r.reset();
+    for (auto& r : ref_outputs) r.reset();
+  }
+};
+
+// Which steps of a run on several threads are ready, done, or waiting; guarded by
+// `mutex`, except the reader counts, which the threads count down as they read.
+struct StepQueue {
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::vector<std::uint32_t> waiting_for;  // by step: unfinished predecessors
+  std::vector<std::uint32_t> ready;        // every step enters once: a queue that never wraps
+  std::size_t head = 0, tail = 0, finished = 0;
+  std::exception_ptr error;  // the first step that failed; the others are not started
+  std::unique_ptr<std::atomic<std::int32_t>[]> readers_left;  // by slot
+  std::size_t num_slots = 0;
+
+  void start(const Schedule& s) {
+    waiting_for = s.predecessor_count;
+    ready.resize(waiting_for.size());
+    head = tail = finished = 0;
+    error = nullptr;
+    for (std::size_t step = 0; step < waiting_for.size(); ++step)
+      if (waiting_for[step] == 0) ready[tail++] = static_cast<std::uint32_t>(step);
+    if (num_slots != s.slot_readers.size()) {
+      num_slots = s.slot_readers.size();
+      readers_left = std::make_unique<std::atomic<std::int32_t>[]>(num_slots);
+    }
+    for (std::size_t i = 0; i < num_slots; ++i)
+      readers_left[i].store(s.slot_readers[i], std::memory_order_relaxed);
+  }
+};
+
 // The buffers one run needs besides the tensors themselves, kept by the plan and
 // reused by its later runs; concurrent runs of one plan each take their own.
 struct RunScratch {
   std::vector<TensorSlot> slots;
-  std::vector<Value> inputs, outputs;
-  std::vector<std::shared_ptr<VariableSlot>> ref_inputs, ref_outputs;
+  std::vector<StepBuffers> threads;  // [0]: the calling thread's
   std::vector<ClusterRun> cluster_runs;
+  StepQueue queue;
 };
 struct ScratchPool {
   std::mutex mutex;
@@ -111,21 +166,17 @@ class ScratchLease {
     if (!scratch_) scratch_ = std::make_unique<RunScratch>();
     auto& s = *scratch_;
     s.slots.resize(plan.num_slots);
-    s.inputs.resize(plan.max_inputs);
-    s.ref_inputs.resize(plan.max_inputs);
-    s.outputs.resize(plan.max_outputs);
-    s.ref_outputs.resize(plan.max_outputs);
+    if (s.threads.empty()) s.threads.resize(1);
+    for (StepBuffers& b : s.threads) b.size_for(plan.max_inputs, plan.max_outputs);
     s.cluster_runs.resize(plan.fusion.clusters.size());
   }
   ~ScratchLease() {
     // Nothing of this run may stay alive in the pool: fetched buffers would look
     // shared, and memory would stay held.
     for (auto& slot : scratch_->slots) slot = TensorSlot();
-    for (auto& v : scratch_->inputs) v = Value();
-    for (auto& v : scratch_->outputs) v = Value();
-    for (auto& r : scratch_->ref_inputs) r.reset();
-    for (auto& r : scratch_->ref_outputs) r.reset();
+    for (auto& b : scratch_->threads) b.clear();
     for (auto& c : scratch_->cluster_runs) c.reset();
+    scratch_->queue.error = nullptr;
     if (!pool_) return;
     std::lock_guard lock(pool_->mutex);
     pool_->free.push_back(std::move(scratch_));
@@ -159,8 +210,19 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     if (!device_memory) throw InternalError("A device value, and no device backend to copy it");
     return device_memory->to_host(v);
   };
+  const Schedule& schedule = plan.schedule;
+  const std::size_t num_threads =
+      session.inter_op && schedule.width > 1
+          ? std::min<std::size_t>(static_cast<std::size_t>(session.inter_op->num_threads()),
+                                  schedule.width)
+          : 1;
+  const bool threaded = num_threads > 1;
   ScratchLease lease(plan);
   RunScratch& scratch = *lease;
+  if (scratch.threads.size() < num_threads) {
+    scratch.threads.resize(num_threads);
+    for (StepBuffers& b : scratch.threads) b.size_for(plan.max_inputs, plan.max_outputs);
+  }
   std::vector<TensorSlot>& slots = scratch.slots;
   for (std::size_t i = 0; i < plan.feed_slots.size(); ++i)
     slots[plan.feed_slots[i]].value = feed_values[i];
@@ -168,23 +230,37 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
   auto input_slot = [&](std::size_t step, std::size_t i) -> TensorSlot& {
     return slots[plan.input_slots[plan.input_begin[step] + i]];
   };
-  auto release = [&](std::size_t step) {
-    for (std::uint32_t r : plan.release_slots[step]) slots[r] = TensorSlot();
+  // After step `step` has read its inputs. In order, a tensor goes after the step
+  // that reads it last; on several threads, when its last reader has taken it (each
+  // reader copies it before counting down, so whoever counts to zero is the last).
+  auto inputs_read = [&](std::size_t step) {
+    if (!threaded) {
+      for (std::uint32_t r : plan.release_slots[step]) slots[r] = TensorSlot();
+      return;
+    }
+    for (std::uint32_t k = plan.input_begin[step]; k < plan.input_begin[step + 1]; ++k) {
+      const std::uint32_t slot = plan.input_slots[k];
+      if (schedule.slot_readers[slot] > 0 &&
+          scratch.queue.readers_left[slot].fetch_sub(1, std::memory_order_acq_rel) == 1)
+        slots[slot] = TensorSlot();
+    }
   };
 
-  // Runs one node's kernel on the first node.inputs.size() entries of `inputs` and
-  // stores its outputs.
-  auto run_kernel = [&](std::size_t step, NodeId id, const Node& node, std::span<Value> inputs,
-                        std::span<std::shared_ptr<VariableSlot>> ref_inputs) {
+  // Runs one node's kernel on the first node.inputs.size() entries of `buf.inputs`
+  // and stores its outputs.
+  auto run_kernel = [&](std::size_t step, NodeId id, const Node& node, StepBuffers& buf) {
     const Backend& backend = backend_of(step);
     KernelFn kernel = backend.kernel(*node.def);
     if (!kernel)
       throw UnimplementedError("No " + std::string(backend.device_type()) + " kernel for op " +
                                    std::string(node.def->type),
                                node.name);
+    const std::size_t n_in = node.inputs.size();
     const std::size_t n_out = node.outputs.size();
-    std::span<Value> outputs(scratch.outputs.data(), n_out);
-    std::span<std::shared_ptr<VariableSlot>> ref_outputs(scratch.ref_outputs.data(), n_out);
+    std::span<Value> inputs(buf.inputs.data(), n_in);
+    std::span<std::shared_ptr<VariableSlot>> ref_inputs(buf.ref_inputs.data(), n_in);
+    std::span<Value> outputs(buf.outputs.data(), n_out);
+    std::span<std::shared_ptr<VariableSlot>> ref_outputs(buf.ref_outputs.data(), n_out);
     NodeStateSlot& state = session.node_state[id.value];
     KernelContext ctx(
         node.name, node.attrs, inputs, outputs,
@@ -224,7 +300,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
   // Gives up fusing cluster k in this run: members 0..upto run now, one by one, on
   // the values they captured; the rest run at their own steps. A member that cannot
   // run (a shape mismatch) fails here with its own name, as without fusion.
-  auto unfuse = [&](std::size_t k, std::size_t upto) {
+  auto unfuse = [&](std::size_t k, std::size_t upto, StepBuffers& buf) {
     const FusedCluster& c = fusion.clusters[k];
     ClusterRun& r = cluster_runs[k];
     r.unfused = true;
@@ -235,17 +311,16 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       const std::size_t n_in = node.inputs.size();
       for (std::size_t i = 0; i < n_in; ++i) {
         const int a = c.args[j][i];
-        scratch.inputs[i] =
+        buf.inputs[i] =
             a >= 0 ? r.captured[j][i]
                    : slots[plan.output_slot[c.steps[static_cast<std::size_t>(-1 - a)]]].value;
       }
-      run_kernel(step, id, node, std::span<Value>(scratch.inputs.data(), n_in),
-                 std::span<std::shared_ptr<VariableSlot>>(scratch.ref_inputs.data(), n_in));
+      run_kernel(step, id, node, buf);
     }
   };
   // Step `step` is member j of cluster k: capture what it reads, work out its shape,
   // and at the last member run the whole cluster.
-  auto fused_step = [&](std::size_t k, std::size_t j) {
+  auto fused_step = [&](std::size_t k, std::size_t j, StepBuffers& buf) {
     const FusedCluster& c = fusion.clusters[k];
     ClusterRun& r = cluster_runs[k];
     if (r.captured.empty()) {
@@ -276,7 +351,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       dims = i == 0 ? std::optional<Dims>(*d) : broadcast_dims(*dims, *d);
       ok = dims.has_value();
     }
-    if (!ok) return unfuse(k, j);
+    if (!ok) return unfuse(k, j, buf);
     r.dims[j] = std::move(*dims);
     if (j + 1 < c.steps.size()) return;
 
@@ -293,12 +368,12 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       for (std::size_t i = 0; i < c.args[m].size(); ++i)
         if (c.args[m][i] >= 0 &&
             !r.captured[m][i].shares_buffer_with(inputs[static_cast<std::size_t>(c.args[m][i])]))
-          return unfuse(k, j);
+          return unfuse(k, j, buf);
     for (Value& v : inputs) v = moved_to(std::move(v), backend);
     const Dims* out_dims = nullptr;
     for (std::size_t m = 0; m < c.steps.size(); ++m) {
       if (c.output_of[m] < 0) continue;
-      if (out_dims && *out_dims != r.dims[m]) return unfuse(k, j);
+      if (out_dims && *out_dims != r.dims[m]) return unfuse(k, j, buf);
       out_dims = &r.dims[m];
     }
     std::vector<Value>& outputs = r.outputs;
@@ -309,7 +384,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     } catch (const std::exception& e) {
       throw InternalError(std::string("Fused kernel failed: ") + e.what(), node.name);
     }
-    if (!ran) return unfuse(k, j);
+    if (!ran) return unfuse(k, j, buf);
     for (std::size_t m = 0; m < c.steps.size(); ++m)
       if (c.output_of[m] >= 0)
         slots[plan.output_slot[c.steps[m]]].value =
@@ -317,21 +392,21 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     r.reset();  // done: drop the captured inputs
   };
 
-  for (std::size_t step = 0; step < plan.order.size(); ++step) {
+  auto run_step = [&](std::size_t step, StepBuffers& buf) {
     NodeId id = plan.order[step];
     const Node& node = g.node(id);
     const int cluster = fusion.cluster_of_step.empty() ? -1 : fusion.cluster_of_step[step];
     if (cluster >= 0 && !cluster_runs[static_cast<std::size_t>(cluster)].unfused) {
       fused_step(static_cast<std::size_t>(cluster),
-                 static_cast<std::size_t>(fusion.member_of_step[step]));
-      release(step);
-      continue;
+                 static_cast<std::size_t>(fusion.member_of_step[step]), buf);
+      inputs_read(step);
+      return;
     }
     if (node.def->forwards_ref && !node.inputs.empty() && input_slot(step, 0).ref) {
       read_slot(input_slot(step, 0), node.name);  // uninitialised: fails here, as in TF
       slots[plan.output_slot[step]].ref = input_slot(step, 0).ref;  // read when consumed
-      release(step);
-      continue;
+      inputs_read(step);
+      return;
     }
     const std::size_t n_in = node.inputs.size();
     for (std::size_t i = 0; i < n_in; ++i) {
@@ -341,18 +416,71 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
           throw InvalidArgumentError(
               "Input " + std::to_string(i) + " of " + node.name + " must be a variable reference",
               node.name);
-        scratch.ref_inputs[i] = in.ref;
-      } else if (!in.ref && plan.input_moves[plan.input_begin[step] + i]) {
-        scratch.inputs[i] = std::move(in.value);  // its last reader
+        buf.ref_inputs[i] = in.ref;
+      } else if (!threaded && !in.ref && plan.input_moves[plan.input_begin[step] + i]) {
+        buf.inputs[i] = std::move(in.value);  // its last reader
       } else {
-        scratch.inputs[i] = read_slot(in, node.name);
+        buf.inputs[i] = read_slot(in, node.name);
       }
     }
-    run_kernel(step, id, node, std::span<Value>(scratch.inputs.data(), n_in),
-               std::span<std::shared_ptr<VariableSlot>>(scratch.ref_inputs.data(), n_in));
-    release(step);
-  }
+    // On several threads, before the kernel: a kernel that holds the only handle to
+    // an input's buffer may write its output there.
+    if (threaded) inputs_read(step);
+    run_kernel(step, id, node, buf);
+    if (!threaded) inputs_read(step);
+  };
 
+  if (!threaded) {
+    for (std::size_t step = 0; step < plan.order.size(); ++step) run_step(step, scratch.threads[0]);
+  } else {
+    // Each pool thread takes ready steps until every step is done or one has failed;
+    // a step that fails stops new ones from starting, and the run rethrows its error.
+    StepQueue& q = scratch.queue;
+    q.start(schedule);
+    const std::size_t total = plan.order.size();
+    auto take_steps = [&](StepBuffers& buf) {
+      std::unique_lock lock(q.mutex);
+      for (;;) {
+        q.wake.wait(lock, [&] { return q.head < q.tail || q.finished == total || q.error; });
+        if (q.error || q.finished == total) return;
+        const std::uint32_t step = q.ready[q.head++];
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+          run_step(step, buf);
+        } catch (...) {
+          error = std::current_exception();
+          buf.clear();
+        }
+        lock.lock();
+        if (error) {
+          if (!q.error) q.error = error;
+          q.wake.notify_all();
+          return;
+        }
+        std::size_t woken = 0;
+        for (std::uint32_t k = schedule.successor_begin[step];
+             k < schedule.successor_begin[step + 1]; ++k) {
+          const std::uint32_t next = schedule.successors[k];
+          if (--q.waiting_for[next] == 0) {
+            q.ready[q.tail++] = next;
+            ++woken;
+          }
+        }
+        if (++q.finished == total) {
+          q.wake.notify_all();
+        } else {
+          for (std::size_t w = 1; w < woken; ++w) q.wake.notify_one();  // this thread takes one
+        }
+      }
+    };
+    session.inter_op->parallel_for(static_cast<std::int64_t>(num_threads), 1,
+                                   [&](std::int64_t begin, std::int64_t end) {
+                                     for (std::int64_t t = begin; t < end; ++t)
+                                       take_steps(scratch.threads[static_cast<std::size_t>(t)]);
+                                   });
+    if (q.error) std::rethrow_exception(q.error);
+  }
   std::vector<Value> results;
   results.reserve(plan.fetches.size());
   for (std::size_t f = 0; f < plan.fetches.size(); ++f) {

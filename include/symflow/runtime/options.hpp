@@ -43,7 +43,11 @@ struct ConfigProto {
   std::map<std::string, int> device_count{};
   bool allow_soft_placement = false;     // fall back to another device when one is missing
   bool log_device_placement = false;     // print where each node runs
-  int intra_op_parallelism_threads = 0;  // 0: let the runtime choose
+  int intra_op_parallelism_threads = 0;  // 0: one per core
+  // More than 1: up to this many threads run a run's independent nodes side by side
+  // (branches no edge orders). 0 or 1: the calling thread runs the nodes in order, the
+  // cheapest way for graphs of small nodes; TensorFlow's 0 means one thread per core.
+  // Either way, nodes that touch variables keep their order, so results are the same.
   int inter_op_parallelism_threads = 0;
   // `{}`: designated initializers may leave these out without a warning.
   GPUOptions gpu_options{};

@@ -15,6 +15,7 @@
 
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/fusion.hpp"
+#include "symflow/runtime/schedule.hpp"
 
 namespace symflow {
 
@@ -48,6 +49,8 @@ struct Plan {
   std::size_t max_inputs = 0;
   std::size_t max_outputs = 0;
   std::size_t num_nodes = 0;  // the graph's size when planned: every id in `order` is below
+  // The steps' dependencies, for a run on several threads (runtime/schedule.hpp).
+  Schedule schedule;
   // Run-time scratch buffers, kept between runs (executor.hpp); shared by copies.
   std::shared_ptr<void> scratch;
 };
@@ -150,6 +153,9 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
     plan.release_slots.emplace_back();
     for (const TensorRef& r : refs) plan.release_slots.back().push_back(slot_of.at(r));
   }
+  plan.schedule =
+      make_schedule(g, plan.order, plan.fusion, plan.output_slot, plan.input_begin,
+                    plan.input_slots, plan.fetch_slots, plan.feed_slots, plan.num_slots);
   return plan;
 }
 

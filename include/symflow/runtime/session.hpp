@@ -39,6 +39,11 @@ class Session final : public Evaluator {
         placer_(devices_, config_),
         intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
     state_.intra_op = intra_op_.get();
+    // Independent steps on several threads only when asked for (options.hpp says why).
+    if (config_.inter_op_parallelism_threads > 1) {
+      inter_op_ = std::make_unique<ThreadPool>(config_.inter_op_parallelism_threads);
+      state_.inter_op = inter_op_.get();
+    }
   }
   explicit Session(ConfigProto config) : Session(get_default_graph(), config) {}
   ~Session() override = default;
@@ -168,6 +173,9 @@ class Session final : public Evaluator {
   // How many threads an op may use (ConfigProto::intra_op_parallelism_threads; 0 there
   // means one per core).
   int intra_op_threads() const { return intra_op_->num_threads(); }
+  // How many threads may run a run's independent steps at once
+  // (ConfigProto::inter_op_parallelism_threads; 1: the calling thread runs them in order).
+  int inter_op_threads() const { return inter_op_ ? inter_op_->num_threads() : 1; }
 
   // The session's devices, full names ("/job:localhost/replica:0/task:0/device:CPU:0"),
   // as TensorFlow's Session.list_devices() gives them.
@@ -319,6 +327,7 @@ class Session final : public Evaluator {
   detail::DeviceSet devices_;  // device 0 is cpu_
   detail::Placer placer_;      // changed under the exclusive lock only
   std::unique_ptr<ThreadPool> intra_op_;
+  std::unique_ptr<ThreadPool> inter_op_;  // null: steps run in order on the calling thread
   std::map<std::vector<std::int64_t>, Plan> plans_;
   detail::SessionState state_;  // variables and kernel state: this session's alone
   mutable std::shared_mutex mutex_;

@@ -1,0 +1,132 @@
+#pragma once
+// The dependencies between a plan's steps, for running independent steps on several
+// threads (ConfigProto::inter_op_parallelism_threads; executor.hpp).
+//
+// A step waits for the steps that produce its inputs and for its control inputs. On
+// top of the graph's own edges, two kinds of steps keep their plan order:
+//  - steps that touch variable state (stateful ops, and ops that read, write or pass
+//    on a reference), so that reads and writes no edge orders happen in the order the
+//    ops were created, as in a run on one thread: every run does the same thing;
+//  - the members of one fused cluster, which share the cluster's run state. A step
+//    that reads a cluster's output waits for the cluster's last member, which is where
+//    the fused kernel writes it.
+// Every edge goes from an earlier step to a later one, so the plan order is one valid
+// schedule and a run on one thread needs none of this.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "symflow/graph/graph_state.hpp"
+#include "symflow/runtime/fusion.hpp"
+
+namespace symflow {
+
+struct Schedule {
+  // Step s may start once predecessor_count[s] other steps are done; when it is done,
+  // the steps successors[successor_begin[s] .. successor_begin[s + 1]) have one fewer
+  // to wait for.
+  std::vector<std::uint32_t> predecessor_count;
+  std::vector<std::uint32_t> successor_begin;
+  std::vector<std::uint32_t> successors;
+  // How many reads each tensor slot has; -1 for a slot that stays until the run ends
+  // (fed, fetched, or never read). A run drops a slot's value after its last read.
+  std::vector<std::int32_t> slot_readers;
+  // The most steps on one level of the dependency graph: an upper bound on the
+  // threads a run can keep busy. 1: a chain, run it on the calling thread.
+  std::size_t width = 1;
+};
+
+namespace detail {
+
+// `output_slot`, `input_begin`, `input_slots`, `fetch_slots` and `feed_slots` as in
+// Plan; `order` the plan's nodes.
+inline Schedule make_schedule(const GraphState& g, const std::vector<NodeId>& order,
+                              const Fusion& fusion, const std::vector<std::uint32_t>& output_slot,
+                              const std::vector<std::uint32_t>& input_begin,
+                              const std::vector<std::uint32_t>& input_slots,
+                              const std::vector<std::int64_t>& fetch_slots,
+                              const std::vector<std::uint32_t>& feed_slots,
+                              std::uint32_t num_slots) {
+  const std::size_t steps = order.size();
+  Schedule s;
+  // The step that writes each produced slot, and the step of each planned node.
+  std::vector<std::int64_t> producer(num_slots, -1);
+  for (std::size_t step = 0; step < steps; ++step)
+    for (std::size_t i = 0; i < g.node(order[step]).outputs.size(); ++i)
+      producer[output_slot[step] + i] = static_cast<std::int64_t>(step);
+  std::vector<std::int64_t> step_of(g.nodes.size(), -1);
+  for (std::size_t step = 0; step < steps; ++step)
+    step_of[order[step].value] = static_cast<std::int64_t>(step);
+  auto cluster_of = [&](std::size_t step) {
+    return fusion.cluster_of_step.empty() ? -1 : fusion.cluster_of_step[step];
+  };
+  // Where `reader` may rely on `step` being done: a member of another cluster is done
+  // when its cluster is.
+  auto done_at = [&](std::size_t step, std::size_t reader) {
+    const int c = cluster_of(step);
+    if (c < 0 || c == cluster_of(reader)) return step;
+    return fusion.clusters[static_cast<std::size_t>(c)].steps.back();
+  };
+
+  std::vector<std::vector<std::uint32_t>> preds(steps);
+  auto add_edge = [&](std::size_t from, std::size_t to) {
+    if (from != to) preds[to].push_back(static_cast<std::uint32_t>(from));
+  };
+  std::int64_t last_stateful = -1;
+  for (std::size_t step = 0; step < steps; ++step) {
+    const Node& node = g.node(order[step]);
+    bool touches_state = node.def->stateful || node.def->ref_inputs != 0 || node.def->forwards_ref;
+    for (const TensorSpec& out : node.outputs) touches_state = touches_state || out.is_ref;
+    for (std::uint32_t k = input_begin[step]; k < input_begin[step + 1]; ++k) {
+      const std::int64_t p = producer[input_slots[k]];
+      if (p >= 0) add_edge(done_at(static_cast<std::size_t>(p), step), step);
+      const TensorRef& in = node.inputs[k - input_begin[step]];
+      touches_state =
+          touches_state || g.node(in.node).outputs.at(static_cast<std::size_t>(in.index)).is_ref;
+    }
+    for (NodeId c : node.control_inputs) {
+      const std::int64_t p = c.value < step_of.size() ? step_of[c.value] : -1;
+      if (p >= 0) add_edge(done_at(static_cast<std::size_t>(p), step), step);
+    }
+    if (touches_state) {
+      if (last_stateful >= 0) add_edge(static_cast<std::size_t>(last_stateful), step);
+      last_stateful = static_cast<std::int64_t>(step);
+    }
+  }
+  for (const FusedCluster& c : fusion.clusters)
+    for (std::size_t m = 1; m < c.steps.size(); ++m) add_edge(c.steps[m - 1], c.steps[m]);
+
+  std::vector<std::vector<std::uint32_t>> succs(steps);
+  s.predecessor_count.resize(steps);
+  std::vector<std::size_t> level(steps, 0);
+  std::vector<std::size_t> per_level(steps + 1, 0);
+  for (std::size_t step = 0; step < steps; ++step) {
+    auto& p = preds[step];
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+    s.predecessor_count[step] = static_cast<std::uint32_t>(p.size());
+    for (std::uint32_t from : p) {
+      succs[from].push_back(static_cast<std::uint32_t>(step));
+      level[step] = std::max(level[step], level[from] + 1);
+    }
+    s.width = std::max(s.width, ++per_level[level[step]]);
+  }
+  for (std::size_t step = 0; step < steps; ++step) {
+    s.successor_begin.push_back(static_cast<std::uint32_t>(s.successors.size()));
+    s.successors.insert(s.successors.end(), succs[step].begin(), succs[step].end());
+  }
+  s.successor_begin.push_back(static_cast<std::uint32_t>(s.successors.size()));
+
+  s.slot_readers.assign(num_slots, 0);
+  for (std::uint32_t slot : input_slots) ++s.slot_readers[slot];
+  for (std::int32_t& r : s.slot_readers)
+    if (r == 0) r = -1;
+  for (std::int64_t f : fetch_slots)
+    if (f >= 0) s.slot_readers[static_cast<std::size_t>(f)] = -1;
+  for (std::uint32_t f : feed_slots) s.slot_readers[f] = -1;
+  return s;
+}
+
+}  // namespace detail
+}  // namespace symflow
