@@ -119,6 +119,34 @@ TEST_CASE("runtime/fusion: scalars, row vectors and columns broadcast inside a c
            {{p, random_value<double>({0, 3, 2}, 9)}, {q, random_value<double>({0, 3, 2}, 10)}});
 }
 
+TEST_CASE("runtime/fusion: a large cluster split over intra-op threads keeps the unfused bits") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto m = tf::placeholder<float>({-1, -1}, "m");
+  auto row = tf::placeholder<float>({-1}, "row");
+  auto col = tf::placeholder<float>({-1, 1}, "col");
+  auto s = tf::placeholder<float>({}, "s");
+  auto t = m * row + s;  // fetched: an output of the cluster as well as an intermediate
+  auto y = tf::maximum(t - tf::exp(row), col) / tf::abs(col + 1.5f);
+  // 601 x 517: 607 blocks of 512, the last one partial, far above one thread's share.
+  const tf::FeedDict feeds{{m, random_value<float>({601, 517}, 11)},
+                           {row, random_value<float>({517}, 12)},
+                           {col, random_value<float>({601, 1}, 13)},
+                           {s, tf::Value(-0.25f)}};
+  tf::Session unfused(g, kUnfused);
+  const auto want = unfused.run({t, y}, feeds);
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    tf::Session fused(g, tf::ConfigProto{.intra_op_parallelism_threads = threads});
+    REQUIRE(fused.fused_clusters({t, y}, feeds).size() == 1);
+    for (int run = 0; run < 3; ++run) {
+      const auto got = fused.run({t, y}, feeds);
+      CHECK(got[0] == want[0]);
+      CHECK(got[1] == want[1]);
+    }
+  }
+}
+
 TEST_CASE("runtime/fusion: a fetched intermediate is materialised by the cluster") {
   tf::Graph g;
   auto guard = g.as_default();
@@ -245,9 +273,9 @@ namespace {
 
 int fused_calls = 0;
 bool counting_kernel(const tf::FusedProgram& program, std::span<const tf::Value> inputs,
-                     const tf::Dims& dims, std::span<tf::Value> outputs) {
+                     const tf::Dims& dims, std::span<tf::Value> outputs, tf::ThreadPool* pool) {
   ++fused_calls;
-  return tf::cpu::run_fused(program, inputs, dims, outputs);
+  return tf::cpu::run_fused(program, inputs, dims, outputs, pool);
 }
 
 }  // namespace

@@ -28,10 +28,13 @@ struct FusedProgram {
   std::vector<FusedStep> steps;
 };
 
+class ThreadPool;
+
 // Runs `program` over inputs broadcast to `dims` and allocates `outputs` (one per
-// materialised step, all of shape `dims`). Returns false, touching nothing, when it
+// materialised step, all of shape `dims`), on `pool`'s threads where it has some (the
+// session's intra-op threads; may be null). Returns false, touching nothing, when it
 // cannot run these input shapes; the caller then runs the nodes one by one.
 using FusedKernelFn = bool (*)(const FusedProgram& program, std::span<const Value> inputs,
-                               const Dims& dims, std::span<Value> outputs);
+                               const Dims& dims, std::span<Value> outputs, ThreadPool* pool);
 
 }  // namespace symflow

@@ -380,7 +380,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     outputs.resize(static_cast<std::size_t>(c.program.num_outputs));
     bool ran = false;
     try {
-      ran = out_dims && c.kernel(c.program, inputs, *out_dims, outputs);
+      ran = out_dims && c.kernel(c.program, inputs, *out_dims, outputs, session.intra_op);
     } catch (const std::exception& e) {
       throw InternalError(std::string("Fused kernel failed: ") + e.what(), node.name);
     }

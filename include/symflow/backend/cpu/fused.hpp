@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "symflow/backend/fused_program.hpp"
+#include "symflow/backend/thread_pool.hpp"
+#include "symflow/core/buffer_pool.hpp"
 #include "symflow/core/value.hpp"
 
 namespace symflow {
@@ -24,6 +26,9 @@ namespace cpu {
 
 // Elements per block: 2 KiB of float32 scratch per buffer (4 KiB of float64).
 inline constexpr std::int64_t kFusedBlock = 512;
+// The fewest blocks an intra-op thread takes (64K elements): below that, a second
+// thread costs more than it saves on memory-bound loops.
+inline constexpr std::int64_t kFusedMinBlocksPerTask = 128;
 
 // The compiler vectorises the loop whose trip count is the constant block size
 // (GCC's -O2 cost model only vectorises loops that need no scalar epilogue); the
@@ -167,7 +172,7 @@ BlockFn<T> block_fn(const ElementwiseDef& def) {
 
 template <class T>
 bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Dims& dims,
-                  std::span<Value> outputs) {
+                  std::span<Value> outputs, ThreadPool* pool) {
   const std::int64_t n = num_elements(dims);
   enum class Mode { full, constant, gather };
   struct Source {
@@ -181,14 +186,13 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
   struct Op {
     BlockFn<T> fn;
     std::size_t first_arg, num_args;
-    T* out;      // its block buffer, or its output's first element
-    bool fixed;  // out is a block buffer (else out + start)
+    T* out;       // its output's first element, or null
+    int scratch;  // else its block buffer
   };
   struct Workspace {
     std::vector<Source> sources;
     std::vector<std::size_t> arg_ids;
     std::vector<Op> ops;
-    std::vector<const T*> operand, args;
   };
   thread_local Workspace w;
   std::vector<Source>& sources = w.sources;
@@ -224,51 +228,55 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
     max_args = std::max(max_args, step.args.size());
   }
 
-  const std::size_t block = static_cast<std::size_t>(kFusedBlock);
-  std::shared_ptr<void> scratch_block = symflow::detail::allocate_aligned_for_overwrite(
-      static_cast<std::size_t>(num_scratch) * block * sizeof(T));
-  T* scratch = static_cast<T*>(scratch_block.get());
-  auto buffer = [&](int i) { return scratch + static_cast<std::size_t>(i) * block; };
-  for (const Source& s : sources)  // a broadcast scalar is the same block every time
-    if (s.mode == Mode::constant) std::fill_n(buffer(s.scratch), block, s.data[0]);
-
   std::vector<Op>& ops = w.ops;
   ops.clear();
   std::size_t first_arg = 0;
   for (const FusedStep& step : p.steps) {
-    Op op{block_fn<T>(*step.def), first_arg, step.args.size(), nullptr, true};
-    if (step.scratch < 0) {
+    Op op{block_fn<T>(*step.def), first_arg, step.args.size(), nullptr, step.scratch};
+    if (step.scratch < 0)
       op.out = outputs[static_cast<std::size_t>(step.output)].template data<T>();
-      op.fixed = false;
-    } else {
-      op.out = buffer(step.scratch);
-    }
     first_arg += step.args.size();
     ops.push_back(op);
   }
-  std::vector<const T*>& operand = w.operand;
-  std::vector<const T*>& args = w.args;
-  operand.assign(sources.size() + p.steps.size(), nullptr);
-  args.assign(max_args, nullptr);
-  for (std::int64_t start = 0; start < n; start += kFusedBlock) {
-    const std::int64_t len = std::min(kFusedBlock, n - start);
-    for (std::size_t e = 0; e < sources.size(); ++e) {
-      const Source& s = sources[e];
-      if (s.mode == Mode::full) {
-        operand[e] = s.data + start;
-      } else {
-        if (s.mode == Mode::gather) gather_block(s.data, s.run, start, len, buffer(s.scratch));
-        operand[e] = buffer(s.scratch);
+
+  // Blocks [b0, b1), with block buffers of their own: the blocks are split over the
+  // intra-op threads, and every element is computed as on one thread.
+  const std::size_t block = static_cast<std::size_t>(kFusedBlock);
+  const std::size_t num_operands = sources.size() + p.steps.size();
+  auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
+    symflow::detail::PooledArray<T> scratch(static_cast<std::size_t>(num_scratch) * block);
+    symflow::detail::PooledArray<const T*> operand(num_operands);
+    symflow::detail::PooledArray<const T*> args(std::max<std::size_t>(1, max_args));
+    auto buffer = [&](int i) { return scratch.data() + static_cast<std::size_t>(i) * block; };
+    for (const Source& s : sources)  // a broadcast scalar is the same block every time
+      if (s.mode == Mode::constant) std::fill_n(buffer(s.scratch), block, s.data[0]);
+    for (std::int64_t b = b0; b < b1; ++b) {
+      const std::int64_t start = b * kFusedBlock;
+      const std::int64_t len = std::min(kFusedBlock, n - start);
+      for (std::size_t e = 0; e < sources.size(); ++e) {
+        const Source& s = sources[e];
+        if (s.mode == Mode::full) {
+          operand.data()[e] = s.data + start;
+        } else {
+          if (s.mode == Mode::gather) gather_block(s.data, s.run, start, len, buffer(s.scratch));
+          operand.data()[e] = buffer(s.scratch);
+        }
+      }
+      for (std::size_t j = 0; j < ops.size(); ++j) {
+        const Op& op = ops[j];
+        for (std::size_t a = 0; a < op.num_args; ++a)
+          args.data()[a] = operand.data()[arg_ids[op.first_arg + a]];
+        T* out = op.out ? op.out + start : buffer(op.scratch);
+        op.fn(args.data(), out, len);
+        operand.data()[sources.size() + j] = out;
       }
     }
-    for (std::size_t j = 0; j < ops.size(); ++j) {
-      const Op& op = ops[j];
-      for (std::size_t a = 0; a < op.num_args; ++a) args[a] = operand[arg_ids[op.first_arg + a]];
-      T* out = op.fixed ? op.out : op.out + start;
-      op.fn(args.data(), out, len);
-      operand[sources.size() + j] = out;
-    }
-  }
+  };
+  const std::int64_t blocks = (n + kFusedBlock - 1) / kFusedBlock;
+  if (pool && blocks >= 2 * kFusedMinBlocksPerTask)
+    pool->parallel_for(blocks, kFusedMinBlocksPerTask, run_blocks);
+  else
+    run_blocks(0, blocks);
   return true;
 }
 
@@ -276,11 +284,11 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
 
 // The CPU's FusedKernelFn: float32 and float64 programs.
 inline bool run_fused(const FusedProgram& program, std::span<const Value> inputs, const Dims& dims,
-                      std::span<Value> outputs) {
+                      std::span<Value> outputs, ThreadPool* pool = nullptr) {
   if (program.dtype == DType::float32)
-    return fused_detail::run_fused_as<float>(program, inputs, dims, outputs);
+    return fused_detail::run_fused_as<float>(program, inputs, dims, outputs, pool);
   if (program.dtype == DType::float64)
-    return fused_detail::run_fused_as<double>(program, inputs, dims, outputs);
+    return fused_detail::run_fused_as<double>(program, inputs, dims, outputs, pool);
   return false;
 }
 

@@ -240,7 +240,7 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
 // The GPU's FusedKernelFn: float32 and float64 programs of at most kMaxFusedInputs
 // inputs and kMaxFusedSteps steps; others run node by node.
 inline bool run_fused(const FusedProgram& program, std::span<const Value> inputs, const Dims& dims,
-                      std::span<Value> outputs) {
+                      std::span<Value> outputs, ThreadPool* = nullptr) {
   if (program.dtype == DType::float32)
     return fused_detail::run_fused_as<float>(program, inputs, dims, outputs);
   if (program.dtype == DType::float64)
