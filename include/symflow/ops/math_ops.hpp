@@ -78,6 +78,22 @@ template <class T>
 SYMFLOW_HD constexpr T mul_wrapping(T a, T b) {
   return wrapping([](auto x, auto y) { return x * y; }, a, b);
 }
+// The same as function objects for cpu::reduce: a function object inlines where a
+// function pointer would be called per element, and `plain_sum` lets the reduce add
+// floating rows with SIMD.
+struct AddWrappingFn {
+  static constexpr bool plain_sum = true;
+  template <class T>
+  SYMFLOW_HD constexpr T operator()(T a, T b) const {
+    return add_wrapping(a, b);
+  }
+};
+struct MulWrappingFn {
+  template <class T>
+  SYMFLOW_HD constexpr T operator()(T a, T b) const {
+    return mul_wrapping(a, b);
+  }
+};
 
 // ---- elementwise binary ops -------------------------------------------------
 // Each functor is the one entry of its op: its type, the element types it accepts
@@ -519,13 +535,13 @@ void reduction_kernel(KernelContext& ctx) {
         // TensorFlow sums small integers in a wider type before it divides: the mean of
         // 256 uint8 threes is 3, not 0 / 0.
         Value sum = cpu::reduce<std::int64_t>(ctx, in.astype(DType::int64), mask, keep,
-                                              std::int64_t{0}, add_wrapping<std::int64_t>);
+                                              std::int64_t{0}, AddWrappingFn{});
         const std::int64_t count = mean_count(in.dims(), mask);
         if (count > 0)
           for (std::int64_t& v : sum.flat<std::int64_t>()) v /= count;
         out = sum.astype(dtype_v<T>);
       } else if constexpr (R == Reduction::sum || R == Reduction::mean) {
-        out = cpu::reduce<T>(ctx, in, mask, keep, T{0}, add_wrapping<T>);
+        out = cpu::reduce<T>(ctx, in, mask, keep, T{0}, AddWrappingFn{});
         if constexpr (R == Reduction::mean) {
           const std::int64_t count = mean_count(in.dims(), mask);  // 0: NaN, as in TF
           for (T& v : out.flat<T>()) v = static_cast<T>(v / static_cast<T>(count));

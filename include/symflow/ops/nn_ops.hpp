@@ -725,7 +725,7 @@ inline void bias_add_grad_kernel(KernelContext& ctx) {
       // row order, split over threads by channels (bit-identical to one thread).
       AxisMask mask(static_cast<std::size_t>(g.rank()), true);
       mask.back() = false;
-      ctx.set_output(0, cpu::reduce<T>(ctx, g, mask, false, T{0}, add_wrapping<T>));
+      ctx.set_output(0, cpu::reduce<T>(ctx, g, mask, false, T{0}, AddWrappingFn{}));
     } else {
       unsupported_dtype(ctx, g.dtype());
     }

@@ -23,7 +23,7 @@ inline void prod_kernel(KernelContext& ctx) {
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_number_v<T>)
-      ctx.set_output(0, cpu::reduce<T>(in, mask, keep, T{1}, mul_wrapping<T>));
+      ctx.set_output(0, cpu::reduce<T>(in, mask, keep, T{1}, MulWrappingFn{}));
     else
       unsupported_dtype(ctx, in.dtype());
   });

@@ -14,7 +14,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
+
+#include <Eigen/Core>
 
 #include "symflow/backend/cpu/matmul.hpp"  // SerialRunner
 #include "symflow/backend/kernel_context.hpp"
@@ -86,6 +89,10 @@ void reduce_box(const Plan& p, const T* x, std::size_t axis, std::int64_t i0, st
       T r = *op;
       for (std::int64_t i = 0; i < inner; ++i) r = combine(r, xp[i]);
       *op = r;
+    } else if constexpr (requires { Combine::plain_sum; } && std::is_floating_point_v<T>) {
+      // Row into row: each output still adds its inputs in order, so SIMD changes no bit.
+      using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+      Eigen::Map<Row>(op, inner) += Eigen::Map<const Row>(xp, inner);
     } else {
       for (std::int64_t i = 0; i < inner; ++i) op[i] = combine(op[i], xp[i]);
     }
