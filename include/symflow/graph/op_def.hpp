@@ -45,6 +45,39 @@ class KernelContext;  // backend/kernel_context.hpp
 using InferFn = std::vector<TensorSpec> (*)(const InferContext&);
 using KernelFn = void (*)(KernelContext&);
 
+// How ops/*.hpp define their CPU kernels: `SYMFLOW_CPU_KERNEL(name) { body }`, or
+// `SYMFLOW_CPU_KERNEL_TEMPLATE(name, class Fn) { body }` for a family of them.
+//
+// By default they are inline, as the rest of the library. Their bodies instantiate
+// most of the library's templates (Eigen's products, a lambda per dtype), which costs
+// every source file that includes the ops about 15 s of g++ time whether it runs a
+// kernel or not. A program can compile them once instead: every source defines
+// SYMFLOW_SEPARATE_CPU_KERNELS, and exactly one of them includes
+// symflow/backend/cpu/define_kernels.hpp (the CMake targets do both, see
+// cmake/SymflowCpuKernels.cmake). The other sources then only declare the kernels;
+// each body becomes an uninstantiated template, which g++ parses but never compiles.
+#if defined(SYMFLOW_DEFINE_CPU_KERNELS)
+#define SYMFLOW_CPU_KERNEL(name) void name(::symflow::KernelContext& ctx)
+#define SYMFLOW_CPU_KERNEL_TEMPLATE(name, ...) \
+  template <__VA_ARGS__>                       \
+  void name(::symflow::KernelContext& ctx)
+#elif defined(SYMFLOW_SEPARATE_CPU_KERNELS)
+#define SYMFLOW_CPU_KERNEL(name)            \
+  void name(::symflow::KernelContext& ctx); \
+  template <class>                          \
+  [[maybe_unused]] void name##_body_unused_(::symflow::KernelContext& ctx)
+#define SYMFLOW_CPU_KERNEL_TEMPLATE(name, ...) \
+  template <__VA_ARGS__>                       \
+  void name(::symflow::KernelContext& ctx);    \
+  template <class, __VA_ARGS__>                \
+  [[maybe_unused]] void name##_body_unused_(::symflow::KernelContext& ctx)
+#else
+#define SYMFLOW_CPU_KERNEL(name) inline void name(::symflow::KernelContext& ctx)
+#define SYMFLOW_CPU_KERNEL_TEMPLATE(name, ...) \
+  template <__VA_ARGS__>                       \
+  void name(::symflow::KernelContext& ctx)
+#endif
+
 // How an elementwise op computes a block of elements, for the fused clusters of
 // runtime/fusion.hpp: out[k] = op(in[0][k], ..., in[arity - 1][k]) for k < n. `out`
 // never aliases an input. An op opts in through OpDef::elementwise.

@@ -16,7 +16,7 @@ inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
 }
 
 // A Placeholder runs only when it was not fed.
-inline void placeholder_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(placeholder_kernel) {
   const Shape& shape = ctx.attr<Shape>("shape");
   std::string message = "You must feed a value for placeholder tensor '" + ctx.node_name() +
                         "' with dtype " + std::string(dtype_runtime_name(ctx.attr<DType>("dtype")));
@@ -94,7 +94,7 @@ inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
   return {{c.dtype(0), Shape(*resolved)}};
 }
 
-inline void reshape_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(reshape_kernel) {
   const Value& in = ctx.input(0);
   std::string error;
   auto dims = resolve_reshape(shape_argument(ctx.input(1)), in.size(), error);
@@ -112,7 +112,7 @@ inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
 }
 
-inline void fill_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(fill_kernel) {
   Dims dims = shape_argument(ctx.input(0));
   for (auto d : dims)
     if (d < 0) ctx.fail("Fill dims must be non-negative, got " + dims_to_string(dims));

@@ -270,7 +270,7 @@ void visit_float(KernelContext& ctx, DType d, F&& f) {
     ctx.fail("No kernel for dtype " + std::string(dtype_name(d)) + " on this op");
 }
 
-inline void conv2d_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(conv2d_kernel) {
   const Value& in = ctx.input(0);
   const Value& filter = ctx.input(1);
   const KernelWindow w = conv_kernel_window(ctx);
@@ -305,7 +305,7 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_input(const InferContext& c
   return {{c.dtype(1), s}};
 }
 
-inline void conv2d_backprop_input_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(conv2d_backprop_input_kernel) {
   constexpr std::string_view label = "Conv2DBackpropInput";
   const Dims sizes = kernel_sizes(ctx, 0, "input_sizes");
   const Value& filter = ctx.input(1);
@@ -345,7 +345,7 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_filter(const InferContext& 
   return {{c.dtype(0), s}};
 }
 
-inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(conv2d_backprop_filter_kernel) {
   constexpr std::string_view label = "Conv2DBackpropFilter";
   const Value& in = ctx.input(0);
   const Dims sizes = kernel_sizes(ctx, 1, "filter_sizes");
@@ -448,7 +448,7 @@ inline void require_pool_out_shape(const KernelContext& ctx, const cpu::Pool2DGe
              ", but got " + dims_to_string(got));
 }
 
-inline void max_pool_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(max_pool_kernel) {
   const Value& in = ctx.input(0);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
   visit_float(ctx, in.dtype(), [&](auto zero) {
@@ -458,7 +458,7 @@ inline void max_pool_kernel(KernelContext& ctx) {
   });
 }
 
-inline void avg_pool_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(avg_pool_kernel) {
   const Value& in = ctx.input(0);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
   visit_float(ctx, in.dtype(), [&](auto zero) {
@@ -484,7 +484,7 @@ inline std::vector<TensorSpec> infer_max_pool_grad(const InferContext& c) {
   return {{c.dtype(0), c.shape(0).has_rank() ? c.shape(0) : Shape::unknown_dims(4)}};
 }
 
-inline void max_pool_grad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(max_pool_grad_kernel) {
   const Value& in = ctx.input(0);
   const Value& out = ctx.input(1);
   const Value& dy = ctx.input(2);
@@ -517,7 +517,7 @@ inline std::vector<TensorSpec> infer_avg_pool_grad(const InferContext& c) {
   return {{c.dtype(1), s}};
 }
 
-inline void avg_pool_grad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(avg_pool_grad_kernel) {
   const Dims sizes = kernel_sizes(ctx, 0, "orig_input_shape");
   const Value& dy = ctx.input(1);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, sizes);

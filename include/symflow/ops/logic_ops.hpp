@@ -143,8 +143,7 @@ std::vector<TensorSpec> infer_compare(const InferContext& c) {
   return spec;
 }
 
-template <class Fn>
-void compare_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(compare_kernel, class Fn) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>)
@@ -197,10 +196,7 @@ struct LogicalOrFn {
   SYMFLOW_HD bool operator()(bool a, bool b) const { return a || b; }
 };
 
-template <class Fn>
-void logical_binary_kernel(KernelContext& ctx) {
-  cpu::binary<bool, bool>(ctx, Fn{});
-}
+SYMFLOW_CPU_KERNEL_TEMPLATE(logical_binary_kernel, class Fn) { cpu::binary<bool, bool>(ctx, Fn{}); }
 
 inline constexpr OpDef kLogicalAndOp{.type = "LogicalAnd",
                                      .num_inputs = 2,
@@ -215,7 +211,7 @@ inline std::vector<TensorSpec> infer_logical_not(const InferContext& c) {
   check_bool_input(c, 0, "x", "LogicalNot");
   return {c.inputs[0]};
 }
-inline void logical_not_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(logical_not_kernel) {
   cpu::unary<bool, bool>(ctx, [](bool a) { return !a; });
 }
 inline constexpr OpDef kLogicalNotOp{.type = "LogicalNot",
@@ -297,7 +293,7 @@ inline std::int64_t select_inner(const KernelContext& ctx, const Value& cond, co
   return inner;
 }
 
-inline void select_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(select_kernel) {
   const Value& cond = ctx.input(0);
   const Value& t = ctx.input(1);
   const Value& e = ctx.input(2);
@@ -328,7 +324,7 @@ inline std::vector<TensorSpec> infer_where(const InferContext& c) {
   return {{DType::int64, Shape{unknown_dim, c.shape(0).rank()}}};
 }
 
-inline void where_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(where_kernel) {
   const Value& in = ctx.input(0);
   const Dims& d = in.dims();
   if (d.empty()) ctx.fail("WhereOp : Unhandled input dimensions: 0");
@@ -410,8 +406,7 @@ inline ArgReducePlan arg_reduce_plan(const KernelContext& ctx, const Dims& d, co
 }
 
 // First index of the largest (smallest) element; NaN never wins, as in Eigen's reducer.
-template <bool Max>
-void arg_reduce_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(arg_reduce_kernel, bool Max) {
   const Value& in = ctx.input(0);
   const ArgReducePlan p = arg_reduce_plan(ctx, in.dims(), ctx.input(1));
   const std::int64_t outer = p.split.outer, len = p.split.len, inner = p.split.inner;

@@ -267,8 +267,7 @@ struct YCheck<Fn, T, true> {
   }
 };
 
-template <class Fn>
-void binary_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(binary_kernel, class Fn) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>) {
@@ -383,8 +382,7 @@ std::vector<TensorSpec> infer_unary(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-template <class Fn>
-void unary_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(unary_kernel, class Fn) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>)
@@ -439,7 +437,7 @@ inline std::vector<TensorSpec> infer_matmul(const InferContext& c) {
   return {{c.dtype(0), Shape{m, n}}};
 }
 
-inline void matmul_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(matmul_kernel) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
   bool ta = ctx.attr<bool>("transpose_a"), tb = ctx.attr<bool>("transpose_b");
@@ -519,8 +517,7 @@ inline std::int64_t mean_count(const Dims& dims, const AxisMask& mask) {
   return count;
 }
 
-template <Reduction R>
-void reduction_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(reduction_kernel, Reduction R) {
   const Value& in = ctx.input(0);
   std::string error;
   auto mask = reduction_mask(shape_argument(ctx.input(1)), in.rank(), error, true);
@@ -602,7 +599,7 @@ SYMFLOW_HD D cast_element(S x) {
   }
 }
 
-inline void cast_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(cast_kernel) {
   const Value& in = ctx.input(0);
   visit_dtype(in.dtype(), [&](auto from) {
     using S = typename decltype(from)::type;

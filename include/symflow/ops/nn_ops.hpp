@@ -161,8 +161,7 @@ std::vector<TensorSpec> infer_nn_unary(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-template <class Fn>
-void nn_unary_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(nn_unary_kernel, class Fn) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>) {
@@ -207,7 +206,7 @@ inline std::vector<TensorSpec> infer_leaky_relu(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-inline void leaky_relu_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(leaky_relu_kernel) {
   const Value& in = ctx.input(0);
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -320,8 +319,7 @@ void same_shape_binary(KernelContext& ctx, F f) {
   for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
 }
 
-template <class Fn>
-void grad_binary_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(grad_binary_kernel, class Fn) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (Fn::template accepts<T>)
@@ -355,7 +353,7 @@ struct LeakyReluGradFn {
   static constexpr bool accepts = is_float_v<T>;
 };
 
-inline void leaky_relu_grad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(leaky_relu_grad_kernel) {
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_v<T>) {
@@ -424,7 +422,7 @@ void softmax_like_kernel(KernelContext& ctx, Row row) {
 }
 
 // Softmax over the last axis, shifted by the row maximum for stability.
-inline void softmax_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(softmax_kernel) {
   softmax_like_kernel(ctx, [](const auto* x, auto* y, std::int64_t cols) {
     using T = std::remove_cvref_t<decltype(*x)>;
     const T m = *std::max_element(x, x + cols);
@@ -436,7 +434,7 @@ inline void softmax_kernel(KernelContext& ctx) {
 }
 
 // log(softmax(x)) = (x - max) - log(sum(exp(x - max))).
-inline void log_softmax_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(log_softmax_kernel) {
   softmax_like_kernel(ctx, [](const auto* x, auto* y, std::int64_t cols) {
     using T = std::remove_cvref_t<decltype(*x)>;
     const T m = *std::max_element(x, x + cols);
@@ -480,7 +478,7 @@ inline void check_softmax_xent(const KernelContext& ctx, const Value& logits, co
              dims_to_string(logits.dims()) + " labels_size=" + dims_to_string(labels.dims()));
 }
 
-inline void softmax_xent_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(softmax_xent_kernel) {
   const Value& logits = ctx.input(0);
   const Value& labels = ctx.input(1);
   check_softmax_xent(ctx, logits, labels);
@@ -578,7 +576,7 @@ void check_sparse_labels(const KernelContext& ctx, std::int64_t rows, std::int64
   }
 }
 
-inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(sparse_softmax_xent_kernel) {
   const Value& logits = ctx.input(0);
   const Value& labels = ctx.input(1);
   const auto shape = check_sparse_xent_shapes(ctx, logits, labels);
@@ -628,7 +626,7 @@ inline std::vector<TensorSpec> infer_l2_loss(const InferContext& c) {
   return {{c.dtype(0), Shape{}}};
 }
 
-inline void l2_loss_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(l2_loss_kernel) {
   const Value& in = ctx.input(0);
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -683,7 +681,7 @@ inline std::int64_t check_bias_add(const KernelContext& ctx, const Value& value,
   return channels;
 }
 
-inline void bias_add_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(bias_add_kernel) {
   const Value& value = ctx.input(0);
   const Value& bias = ctx.input(1);
   const std::int64_t channels = check_bias_add(ctx, value, bias);
@@ -715,7 +713,7 @@ inline std::vector<TensorSpec> infer_bias_add_grad(const InferContext& c) {
   return {{c.dtype(0), Shape{c.shape(0).dims().back()}}};
 }
 
-inline void bias_add_grad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(bias_add_grad_kernel) {
   const Value& g = ctx.input(0);
   if (g.rank() < 2) ctx.fail("Input tensor must be at least 2D: " + dims_to_string(g.dims()));
   visit_dtype(g.dtype(), [&](auto tag) {

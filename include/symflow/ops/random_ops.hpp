@@ -376,8 +376,7 @@ inline Value& random_output(KernelContext& ctx, DType dtype) {
 
 enum class FloatDistribution { uniform, normal, truncated_normal };
 
-template <FloatDistribution D>
-void random_float_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(random_float_kernel, FloatDistribution D) {
   DType dtype = ctx.attr<DType>("dtype");
   Value& out = random_output(ctx, dtype);
   PhiloxRandom gen = node_generator(ctx).reserve_outputs(out.size());
@@ -396,7 +395,7 @@ void random_float_kernel(KernelContext& ctx) {
   });
 }
 
-inline void random_uniform_int_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(random_uniform_int_kernel) {
   for (std::size_t i = 1; i < 3; ++i)
     if (ctx.input(i).rank() != 0)
       ctx.fail(std::string(i == 1 ? "minval" : "maxval") + " must be 0-D, got shape " +
@@ -455,7 +454,7 @@ inline std::optional<std::vector<std::int64_t>> shuffle_permutation(KernelContex
   return perm;
 }
 
-inline void random_shuffle_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(random_shuffle_kernel) {
   const std::optional<std::vector<std::int64_t>> drawn = shuffle_permutation(ctx);
   if (!drawn) return;
   const std::vector<std::int64_t>& perm = *drawn;

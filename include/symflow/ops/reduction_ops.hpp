@@ -14,7 +14,7 @@ namespace symflow {
 namespace detail {
 
 // ---- Prod -------------------------------------------------------------------------
-inline void prod_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(prod_kernel) {
   const Value& in = ctx.input(0);
   std::string error;
   auto mask = reduction_mask(shape_argument(ctx.input(1)), in.rank(), error, true);
@@ -56,8 +56,7 @@ std::vector<TensorSpec> infer_bool_reduction(const InferContext& c) {
   return {{DType::bool_, Shape(out)}};
 }
 
-template <bool IsAll>
-void bool_reduction_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(bool_reduction_kernel, bool IsAll) {
   const Value& in = ctx.input(0);
   std::string error;
   auto mask = reduction_mask(shape_argument(ctx.input(1)), in.rank(), error, true);
@@ -100,8 +99,7 @@ inline AxisSplit scan_split(const KernelContext& ctx, const Dims& d, const Value
                              "ScanOp: Expected scan axis");
 }
 
-template <bool IsProd>
-void scan_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(scan_kernel, bool IsProd) {
   const Value& in = ctx.input(0);
   const AxisSplit split = scan_split(ctx, in.dims(), ctx.input(1));
   const std::int64_t outer = split.outer, len = split.len, inner = split.inner;

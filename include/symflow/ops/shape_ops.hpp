@@ -33,7 +33,7 @@ inline std::vector<TensorSpec> infer_shape_op(const InferContext& c) {
   if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
   return {{out, c.shape(0).has_rank() ? Shape{c.shape(0).rank()} : Shape{unknown_dim}}};
 }
-inline void shape_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(shape_kernel) {
   ctx.set_output(0, index_vector(ctx.input(0).dims(), ctx.attr<DType>("out_type")));
 }
 inline constexpr OpDef kShapeOp{
@@ -44,7 +44,7 @@ inline std::vector<TensorSpec> infer_size_op(const InferContext& c) {
   if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
   return {{out, Shape{}}};
 }
-inline void size_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(size_kernel) {
   std::int64_t n = ctx.input(0).size();
   ctx.set_output(0, ctx.attr<DType>("out_type") == DType::int64
                         ? Value(n)
@@ -56,7 +56,7 @@ inline constexpr OpDef kSizeOp{
 inline std::vector<TensorSpec> infer_rank_op(const InferContext&) {
   return {{DType::int32, Shape{}}};
 }
-inline void rank_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(rank_kernel) {
   ctx.set_output(0, Value(static_cast<std::int32_t>(ctx.input(0).rank())));
 }
 inline constexpr OpDef kRankOp{
@@ -86,7 +86,7 @@ inline std::vector<TensorSpec> infer_expand_dims(const InferContext& c) {
   if (!out) throw ValueError(error);
   return {{c.dtype(0), Shape(*out)}};
 }
-inline void expand_dims_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(expand_dims_kernel) {
   Dims a = shape_argument(ctx.input(1));
   if (a.size() != 1)
     ctx.fail("'dim' must be a tensor with a single value, got " + dims_to_string(a));
@@ -140,7 +140,7 @@ inline std::vector<TensorSpec> infer_squeeze(const InferContext& c) {
   if (!out) throw ValueError(error);
   return {{c.dtype(0), Shape(*out)}};
 }
-inline void squeeze_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(squeeze_kernel) {
   std::string error;
   auto out = squeeze_dims_of(ctx.input(0).dims(), ctx.attr<IntList>("squeeze_dims").items, error);
   if (!out) ctx.fail(error);
@@ -203,7 +203,7 @@ inline void check_broadcast_to(const KernelContext& ctx, const Dims& in_dims, co
     ctx.fail("Incompatible shapes: " + dims_to_string(in_dims) + " vs. " + dims_to_string(target));
 }
 
-inline void broadcast_to_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(broadcast_to_kernel) {
   const Value& in = ctx.input(0);
   Dims target = shape_argument(ctx.input(1));
   check_broadcast_to(ctx, in.dims(), target);
@@ -244,7 +244,7 @@ inline Dims tile_out_dims(const KernelContext& ctx, const Dims& in_dims, const D
   return out;
 }
 
-inline void tile_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(tile_kernel) {
   const Value& in = ctx.input(0);
   Dims m = shape_argument(ctx.input(1));
   const Dims out = tile_out_dims(ctx, in.dims(), m);
@@ -283,7 +283,7 @@ inline std::vector<TensorSpec> infer_broadcast_gradient_args(const InferContext&
     throw TypeError("BroadcastGradientArgs takes two int32 or int64 vectors");
   return {{c.dtype(0), Shape{unknown_dim}}, {c.dtype(0), Shape{unknown_dim}}};
 }
-inline void broadcast_gradient_args_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(broadcast_gradient_args_kernel) {
   Dims s0 = shape_argument(ctx.input(0)), s1 = shape_argument(ctx.input(1));
   auto axes = broadcast_gradient_axes(s0, s1);
   if (!axes) ctx.fail("Incompatible shapes: " + dims_to_string(s0) + " vs. " + dims_to_string(s1));
@@ -296,8 +296,7 @@ inline constexpr OpDef kBroadcastGradientArgsOp{.type = "BroadcastGradientArgs",
                                                 .cpu_kernel = broadcast_gradient_args_kernel};
 
 // ---- ZerosLike, OnesLike, AddN, StopGradient ----------------------------------------
-template <int V>
-void filled_like_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(filled_like_kernel, int V) {
   const Value& in = ctx.input(0);
   Value& out = ctx.allocate_output(0, in.dtype(), in.dims());
   visit_dtype(in.dtype(), [&](auto tag) {
@@ -342,7 +341,7 @@ inline void check_add_n(const KernelContext& ctx) {
                dims_to_string(ctx.input(i).dims()));
 }
 
-inline void add_n_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(add_n_kernel) {
   const Value& first = ctx.input(0);
   check_add_n(ctx);
   Value& out = ctx.allocate_output(0, first.dtype(), first.dims());

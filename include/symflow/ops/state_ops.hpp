@@ -34,7 +34,7 @@ inline std::vector<TensorSpec> infer_variable(const InferContext& c) {
   return {{c.attr<DType>("dtype"), c.attr<Shape>("shape"), true}};
 }
 
-inline void variable_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(variable_kernel) {
   std::string key = VariableStore::key(ctx.attr<std::string>("container"),
                                        ctx.attr<std::string>("shared_name"), ctx.node_name());
   ctx.set_ref_output(0, ctx.variables().slot(key, ctx.node_name()));
@@ -65,7 +65,7 @@ inline void check_assign(const KernelContext& ctx, const VariableSlot& slot, con
              dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(value.dims()));
 }
 
-inline void assign_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(assign_kernel) {
   VariableSlot& slot = ctx.ref_input(0);
   const Value& value = ctx.input(1);
   {
@@ -106,8 +106,7 @@ inline void check_assign_update(const KernelContext& ctx, std::string_view type,
              dims_to_string(slot.value.dims()) + " rhs shape= " + dims_to_string(delta.dims()));
 }
 
-template <class Fn>
-void assign_update_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(assign_update_kernel, class Fn) {
   VariableSlot& slot = ctx.ref_input(0);
   const Value& delta = ctx.input(1);
   {
@@ -220,8 +219,7 @@ inline std::int64_t check_scatter(const KernelContext& ctx, const Value& ref_val
   return rows ? ref_value.size() / rows : 0;
 }
 
-template <class Fn>
-void scatter_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL_TEMPLATE(scatter_kernel, class Fn) {
   VariableSlot& slot = ctx.ref_input(0);
   const Value& indices = ctx.input(1);
   const Value& updates = ctx.input(2);
@@ -277,7 +275,7 @@ inline std::vector<TensorSpec> infer_variable_or_initial(const InferContext& c) 
   return {{c.dtype(0), shape}};
 }
 
-inline void variable_or_initial_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(variable_or_initial_kernel) {
   VariableSlot& slot = ctx.ref_input(0);
   std::lock_guard lock(slot.mutex);
   ctx.set_output(0, slot.initialized ? slot.value : ctx.input(1));
@@ -296,7 +294,7 @@ inline std::vector<TensorSpec> infer_is_initialized(const InferContext& c) {
   return {{DType::bool_, Shape{}}};
 }
 
-inline void is_initialized_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(is_initialized_kernel) {
   VariableSlot& slot = ctx.ref_input(0);
   std::lock_guard lock(slot.mutex);
   ctx.set_output(0, Value(slot.initialized));

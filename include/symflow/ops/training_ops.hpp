@@ -234,7 +234,7 @@ inline std::vector<TensorSpec> infer_apply_gradient_descent(const InferContext& 
   return infer_training(c, kGradientDescentSig);
 }
 
-inline void apply_gradient_descent_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(apply_gradient_descent_kernel) {
   run_training_update(ctx, kGradientDescentSig,
                       [](auto& refs, auto scalar, auto tensor, std::int64_t n) {
                         auto var = elements(refs[0], n);
@@ -261,7 +261,7 @@ inline std::vector<TensorSpec> infer_apply_momentum(const InferContext& c) {
   return infer_training(c, kMomentumSig);
 }
 
-inline void apply_momentum_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(apply_momentum_kernel) {
   bool nesterov = ctx.attr<bool>("use_nesterov");
   run_training_update(ctx, kMomentumSig, [&](auto& refs, auto scalar, auto tensor, std::int64_t n) {
     auto var = elements(refs[0], n);
@@ -300,7 +300,7 @@ inline std::vector<TensorSpec> infer_apply_adam(const InferContext& c) {
   return infer_training(c, kAdamSig);
 }
 
-inline void apply_adam_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(apply_adam_kernel) {
   bool nesterov = ctx.attr<bool>("use_nesterov");
   run_training_update(ctx, kAdamSig, [&](auto& refs, auto scalar, auto tensor, std::int64_t n) {
     using T = std::decay_t<decltype(scalar(0))>;
@@ -341,7 +341,7 @@ inline std::vector<TensorSpec> infer_apply_rms_prop(const InferContext& c) {
   return infer_training(c, kRMSPropSig);
 }
 
-inline void apply_rms_prop_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(apply_rms_prop_kernel) {
   run_training_update(ctx, kRMSPropSig, [](auto& refs, auto scalar, auto tensor, std::int64_t n) {
     using T = std::decay_t<decltype(scalar(0))>;
     auto* var = refs[0];
@@ -378,7 +378,7 @@ inline std::vector<TensorSpec> infer_apply_centered_rms_prop(const InferContext&
   return infer_training(c, kCenteredRMSPropSig);
 }
 
-inline void apply_centered_rms_prop_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(apply_centered_rms_prop_kernel) {
   run_training_update(
       ctx, kCenteredRMSPropSig, [](auto& refs, auto scalar, auto tensor, std::int64_t n) {
         using T = std::decay_t<decltype(scalar(0))>;
@@ -416,7 +416,7 @@ inline std::vector<TensorSpec> infer_apply_adagrad(const InferContext& c) {
   return infer_training(c, kAdagradSig);
 }
 
-inline void apply_adagrad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(apply_adagrad_kernel) {
   bool update_slots = ctx.attr<bool>("update_slots");
   run_training_update(ctx, kAdagradSig, [&](auto& refs, auto scalar, auto tensor, std::int64_t n) {
     using T = std::decay_t<decltype(scalar(0))>;

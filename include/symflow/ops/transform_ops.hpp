@@ -229,7 +229,7 @@ inline std::pair<Dims, View> transpose_plan(const KernelContext& ctx, const Dims
   return {std::move(out_dims), std::move(src)};
 }
 
-inline void transpose_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(transpose_kernel) {
   const Value& x = ctx.input(0);
   const auto [out_dims, src] = transpose_plan(ctx, x.dims(), ctx.input(1));
   Value& out = ctx.allocate_output(0, x.dtype(), out_dims);
@@ -246,7 +246,7 @@ inline std::vector<TensorSpec> infer_invert_permutation(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-inline void invert_permutation_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(invert_permutation_kernel) {
   const Value& x = ctx.input(0);
   if (x.rank() != 1) ctx.fail("invert_permutation expects a 1D vector.");
   Dims perm = shape_argument(x);
@@ -355,7 +355,7 @@ inline std::pair<std::size_t, Dims> concat_plan(const KernelContext& ctx, std::s
   return {a, std::move(out_dims)};
 }
 
-inline void concat_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(concat_kernel) {
   std::size_t n = ctx.num_inputs() - 1;
   const auto [a, out_dims] = concat_plan(ctx, n, scalar_index(ctx.input(n)));
   std::vector<const Value*> parts;
@@ -412,7 +412,7 @@ std::vector<Dims> concat_offsets(const KernelContext& ctx, Host host) {
   return offsets;
 }
 
-inline void concat_offset_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(concat_offset_kernel) {
   const std::vector<Dims> offsets =
       concat_offsets(ctx, [&](std::size_t i) -> const Value& { return ctx.input(i); });
   for (std::size_t i = 0; i < offsets.size(); ++i) ctx.set_output(i, int32_vector(offsets[i]));
@@ -473,7 +473,7 @@ inline std::pair<std::size_t, Dims> pack_plan(const KernelContext& ctx) {
   return {a, std::move(slab)};
 }
 
-inline void pack_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(pack_kernel) {
   const Value& first = ctx.input(0);
   const auto [a, slab] = pack_plan(ctx);
   std::vector<Value> parts;
@@ -514,7 +514,7 @@ inline Value slice_along(const Value& x, std::size_t axis, std::int64_t begin, s
   return out;
 }
 
-inline void unpack_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(unpack_kernel) {
   const Value& x = ctx.input(0);
   auto num = ctx.attr<std::int64_t>("num");
   auto rank = static_cast<std::int64_t>(x.rank());
@@ -587,7 +587,7 @@ inline void split_pieces(KernelContext& ctx, const Value& x, std::size_t axis, c
   }
 }
 
-inline void split_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(split_kernel) {
   const Value& x = ctx.input(1);
   std::int64_t axis_in = scalar_index(ctx.input(0));
   std::size_t axis = runtime_split_axis(ctx, x, axis_in);
@@ -693,7 +693,7 @@ inline void check_split_v_sizes(const KernelContext& ctx, const Value& s) {
              str(s.rank()) + " -D and " + str(s.size()) + " elements");
 }
 
-inline void split_v_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(split_v_kernel) {
   const Value& x = ctx.input(0);
   const Value& s = ctx.input(1);
   check_split_v_sizes(ctx, s);
@@ -770,7 +770,7 @@ inline std::pair<Dims, View> slice_plan(const KernelContext& ctx, const Dims& x_
   return {std::move(size), std::move(src)};
 }
 
-inline void slice_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(slice_kernel) {
   const Value& x = ctx.input(0);
   const auto [size, src] = slice_plan(ctx, x.dims(), ctx.input(1), ctx.input(2));
   Value& out = ctx.allocate_output(0, x.dtype(), size);
@@ -996,7 +996,7 @@ inline AttrMap strided_slice_attrs(const KernelContext& ctx) {
   return a;
 }
 
-inline void strided_slice_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(strided_slice_kernel) {
   const Value& x = ctx.input(0);
   StridedSliceSpec spec = runtime_strided_slice(ctx, x.dims(), ctx.input(1), ctx.input(2),
                                                 ctx.input(3), strided_slice_attrs(ctx));
@@ -1021,7 +1021,7 @@ inline std::vector<TensorSpec> infer_strided_slice_grad(const InferContext& c) {
   return {{c.dtype(4), Shape::unknown()}};
 }
 
-inline void strided_slice_grad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(strided_slice_grad_kernel) {
   Dims shape = shape_argument(ctx.input(0));
   const Value& dy = ctx.input(4);
   StridedSliceSpec spec = runtime_strided_slice(ctx, shape, ctx.input(1), ctx.input(2),
@@ -1092,7 +1092,7 @@ inline GatherPlan gather_plan(const KernelContext& ctx, const Dims& params_dims,
   return {a, std::move(idx), std::move(out_dims)};
 }
 
-inline void gather_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(gather_kernel) {
   const Value& params = ctx.input(0);
   const GatherPlan plan = gather_plan(ctx, params.dims(), ctx.input(1), scalar_index(ctx.input(2)));
   const std::size_t a = plan.axis;
@@ -1169,7 +1169,7 @@ inline SegmentPlan segment_plan(const KernelContext& ctx, const Dims& data_dims,
   return {std::move(ids), std::move(out_dims), inner};
 }
 
-inline void unsorted_segment_sum_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(unsorted_segment_sum_kernel) {
   const Value& data = ctx.input(0);
   const SegmentPlan plan = segment_plan(ctx, data.dims(), ctx.input(1), scalar_index(ctx.input(2)));
   const Dims& ids = plan.ids;
@@ -1260,7 +1260,7 @@ inline const Value* pad_constant(const KernelContext& ctx) {
   return &v;
 }
 
-inline void pad_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(pad_kernel) {
   const Value& x = ctx.input(0);
   const auto [pads, out_dims] = pad_plan(ctx, x.dims(), ctx.input(1));
   Value& out = ctx.allocate_output(0, x.dtype(), out_dims);  // zero-filled
@@ -1308,7 +1308,7 @@ inline std::vector<TensorSpec> infer_one_hot(const InferContext& c) {
   return {{c.dtype(2), Shape(out)}};
 }
 
-inline void one_hot_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(one_hot_kernel) {
   const Value& indices = ctx.input(0);
   std::int64_t depth = scalar_index(ctx.input(1));
   const Value& on = ctx.input(2);
@@ -1424,7 +1424,7 @@ std::int64_t kernel_range_size(const KernelContext& ctx, T start, T limit, T del
   return *n;
 }
 
-inline void range_kernel(KernelContext& ctx) {
+SYMFLOW_CPU_KERNEL(range_kernel) {
   check_range_inputs(ctx);
   visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
