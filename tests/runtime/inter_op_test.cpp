@@ -124,13 +124,15 @@ TEST_CASE("runtime/inter_op: independent branches have no edge between them; a c
   CHECK(chain_plan.schedule.width == 1);
 }
 
-TEST_CASE("runtime/inter_op: ops on variables keep their creation order; control edges count") {
+TEST_CASE("runtime/inter_op: ops on one variable keep their creation order; control edges count") {
   tf::Graph g;
   auto guard = g.as_default();
   tf::Variable a(tf::constant(1.0f), {.name = "a"});
   tf::Variable b(tf::constant(2.0f), {.name = "b"});
   auto add_a = tf::assign_add(a.ref(), tf::constant(1.0f), false, "add_a");
   auto add_b = tf::assign_add(b.ref(), tf::constant(1.0f), false, "add_b");
+  auto read_a = tf::square(a.value(), "read_a");  // through the Identity snapshot
+  auto double_a = tf::assign_add(a.ref(), tf::constant(2.0f), false, "double_a");
   auto c = tf::constant(3.0f, "c");
   auto free_op = tf::square(c, "free");
   tf::Operation gated;
@@ -138,11 +140,18 @@ TEST_CASE("runtime/inter_op: ops on variables keep their creation order; control
     auto deps = tf::control_dependencies({free_op.op()});
     gated = tf::no_op("gated");
   }
-  tf::Plan plan = plan_of(g, {}, {add_a.op(), add_b.op(), gated});
-  // No edge joins the two updates, yet the second waits for the first.
-  CHECK(waits_for(plan, step_of(plan, add_b.op()), step_of(plan, add_a.op())));
+  tf::Plan plan = plan_of(g, {read_a}, {add_a.op(), add_b.op(), double_a.op(), gated});
+  const std::size_t s_add_a = step_of(plan, add_a.op()), s_add_b = step_of(plan, add_b.op()),
+                    s_read_a = step_of(plan, read_a.op()),
+                    s_double_a = step_of(plan, double_a.op());
+  // No edge joins them, yet a's reader and a's second update wait, in creation order.
+  CHECK(waits_for(plan, s_read_a, s_add_a));
+  CHECK(waits_for(plan, s_double_a, s_read_a));
+  // Another variable's update is free to run alongside.
+  CHECK_FALSE(waits_for(plan, s_add_b, s_add_a));
+  CHECK_FALSE(waits_for(plan, s_read_a, s_add_b));
   CHECK(waits_for(plan, step_of(plan, gated), step_of(plan, free_op.op())));
-  CHECK_FALSE(waits_for(plan, step_of(plan, free_op.op()), step_of(plan, add_a.op())));
+  CHECK_FALSE(waits_for(plan, step_of(plan, free_op.op()), s_add_a));
 }
 
 TEST_CASE("runtime/inter_op: a reader of a fused cluster's output waits for its last member") {
@@ -235,6 +244,25 @@ TEST_CASE("runtime/inter_op: training on two threads gives the same numbers as o
   }
   CHECK(results[1] == results[0]);  // bit for bit
   CHECK(results[2] == results[0]);
+}
+
+TEST_CASE("runtime/inter_op: reads and writes that no edge orders happen in creation order") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  tf::Variable v(tf::constant(tf::Value::filled<float>({256}, 1.0f)), {.name = "v"});
+  auto before = tf::reduce_sum(v.value() * 2.0f);  // created before the update
+  auto bump = tf::assign_add(v.ref(), tf::fill(tf::Shape{256}, tf::Value(1.0f)));
+  auto after = tf::reduce_sum(tf::square(v.value()));  // created after it
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    tf::Session sess(g, inter_op(threads));
+    for (int run = 0; run < 20; ++run) {
+      sess.run(tf::global_variables_initializer());
+      auto got = sess.run({tf::Output(before), tf::Output(after), bump});
+      CHECK(got[0].scalar<float>() == 512.0f);   // v was still 1
+      CHECK(got[1].scalar<float>() == 1024.0f);  // v is 2
+    }
+  }
 }
 
 TEST_CASE("runtime/inter_op: a failing branch fails the run with its node's error") {

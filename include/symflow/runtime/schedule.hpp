@@ -4,9 +4,11 @@
 //
 // A step waits for the steps that produce its inputs and for its control inputs. On
 // top of the graph's own edges, two kinds of steps keep their plan order:
-//  - steps that touch variable state (stateful ops, and ops that read, write or pass
-//    on a reference), so that reads and writes no edge orders happen in the order the
-//    ops were created, as in a run on one thread: every run does the same thing;
+//  - the steps that touch one variable (read it, through a reference or an Identity
+//    of one, write it, or pass it on), so that reads and writes no edge orders happen
+//    in the order the ops were created, as in a run on one thread: every run does the
+//    same thing. Steps on different variables stay free. Stateful ops that touch no
+//    variable (random ops) keep their order among themselves;
 //  - the members of one fused cluster, which share the cluster's run state. A step
 //    that reads a cluster's output waits for the cluster's last member, which is where
 //    the fused kernel writes it.
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "symflow/graph/graph_state.hpp"
@@ -73,25 +76,48 @@ inline Schedule make_schedule(const GraphState& g, const std::vector<NodeId>& or
   auto add_edge = [&](std::size_t from, std::size_t to) {
     if (from != to) preds[to].push_back(static_cast<std::uint32_t>(from));
   };
-  std::int64_t last_stateful = -1;
+  // The variable (its VariableV2 node) whose reference a slot may hold at run time:
+  // a variable's output, an Assign-like op's output, an Identity of either.
+  constexpr std::uint32_t kNoVariable = UINT32_MAX;
+  constexpr std::uint32_t kOtherState = UINT32_MAX - 1;  // stateful, no variable
+  std::vector<std::uint32_t> variable_of(num_slots, kNoVariable);
+  std::map<std::uint32_t, std::size_t> last_toucher;  // by variable
+  std::vector<std::uint32_t> touched;
   for (std::size_t step = 0; step < steps; ++step) {
     const Node& node = g.node(order[step]);
-    bool touches_state = node.def->stateful || node.def->ref_inputs != 0 || node.def->forwards_ref;
-    for (const TensorSpec& out : node.outputs) touches_state = touches_state || out.is_ref;
-    for (std::uint32_t k = input_begin[step]; k < input_begin[step + 1]; ++k) {
+    const std::uint32_t first_in = input_begin[step];
+    const std::uint32_t input0 =
+        first_in < input_begin[step + 1] ? variable_of[input_slots[first_in]] : kNoVariable;
+    for (std::size_t i = 0; i < node.outputs.size(); ++i) {
+      std::uint32_t& v = variable_of[output_slot[step] + i];
+      if (i == 0 && (node.def->forwards_ref || node.def->takes_ref(0)) && input0 != kNoVariable)
+        v = input0;
+      else if (node.outputs[i].is_ref)
+        v = order[step].value;  // the variable itself
+    }
+    touched.clear();
+    for (std::uint32_t k = first_in; k < input_begin[step + 1]; ++k) {
       const std::int64_t p = producer[input_slots[k]];
       if (p >= 0) add_edge(done_at(static_cast<std::size_t>(p), step), step);
-      const TensorRef& in = node.inputs[k - input_begin[step]];
-      touches_state =
-          touches_state || g.node(in.node).outputs.at(static_cast<std::size_t>(in.index)).is_ref;
+      if (variable_of[input_slots[k]] != kNoVariable)
+        touched.push_back(variable_of[input_slots[k]]);
+    }
+    for (std::size_t i = 0; i < node.outputs.size(); ++i)
+      if (variable_of[output_slot[step] + i] != kNoVariable)
+        touched.push_back(variable_of[output_slot[step] + i]);
+    if (touched.empty() && node.def->stateful) touched.push_back(kOtherState);
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (std::uint32_t v : touched) {
+      auto [it, first] = last_toucher.try_emplace(v, step);
+      if (!first) {
+        add_edge(it->second, step);
+        it->second = step;
+      }
     }
     for (NodeId c : node.control_inputs) {
       const std::int64_t p = c.value < step_of.size() ? step_of[c.value] : -1;
       if (p >= 0) add_edge(done_at(static_cast<std::size_t>(p), step), step);
-    }
-    if (touches_state) {
-      if (last_stateful >= 0) add_edge(static_cast<std::size_t>(last_stateful), step);
-      last_stateful = static_cast<std::int64_t>(step);
     }
   }
   for (const FusedCluster& c : fusion.clusters)
