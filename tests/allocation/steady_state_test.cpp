@@ -167,21 +167,21 @@ TEST_CASE("allocation: a conv2d, max-pool and Adam step allocates only the retur
 TEST_CASE("allocation: independent branches on two inter-op threads allocate only the vector") {
   tf::Graph g;
   auto guard = g.as_default();
-  auto x = tf::placeholder<float>(tf::Shape{32, 32}, "x");
+  auto x = tf::placeholder<float>(tf::Shape{96, 96}, "x");
   // Four products side by side; each sum is a scalar, too small to fuse.
   tf::Output total;
   for (int b = 0; b < 4; ++b) {
-    auto w = tf::constant(tf::Value::filled<float>({32, 32}, 0.5f * static_cast<float>(b + 1)));
+    auto w = tf::constant(tf::Value::filled<float>({96, 96}, 0.5f * static_cast<float>(b + 1)));
     auto y = tf::reduce_sum(tf::nn::relu(tf::matmul(x, w)));
     total = b == 0 ? y : tf::add(total, y);
   }
   tf::ConfigProto config = threads(1);
   config.inter_op_parallelism_threads = 2;
   tf::Session sess(g, config);
-  const tf::FeedDict feeds{{x, tf::Value::filled<float>({32, 32}, 1.0f)}};
+  const tf::FeedDict feeds{{x, tf::Value::filled<float>({96, 96}, 1.0f)}};
   CHECK(allocations_per_steady_runs(sess, {total}, feeds) == kRuns);
-  // Each product's entries are 32 * w; the sums add 32 * 32 of them per branch.
-  CHECK(sess.run(total, feeds).scalar<float>() == 32.0f * 32.0f * 32.0f * 0.5f * 10.0f);
+  // Each product's entries are 96 * w; the sums add 96 * 96 of them per branch.
+  CHECK(sess.run(total, feeds).scalar<float>() == 96.0f * 96.0f * 96.0f * 0.5f * 10.0f);
 }
 
 }  // namespace symflow_test_allocation_steady_state_test

@@ -30,17 +30,18 @@ tf::ConfigProto inter_op(int n) {
 
 tf::Value filled(tf::Dims dims, float x) { return tf::Value::filled<float>(std::move(dims), x); }
 
-// The plan of one run signature, as the session builds it (fusion on, one device).
+// The plan of one run signature, as the session builds it (one device).
 tf::Plan plan_of(const tf::Graph& g, const std::vector<tf::Output>& fetches,
                  const std::vector<tf::Operation>& targets = {},
-                 const std::vector<tf::Output>& feeds = {}) {
+                 const std::vector<tf::Output>& feeds = {}, bool fuse = true) {
   std::vector<std::optional<tf::TensorRef>> fetch_refs;
   for (const auto& f : fetches) fetch_refs.push_back(f.ref());
   std::vector<tf::NodeId> target_ids;
   for (const auto& t : targets) target_ids.push_back(t.id());
   std::vector<tf::TensorRef> feed_refs;
   for (const auto& f : feeds) feed_refs.push_back(f.ref());
-  return tf::detail::make_plan(g.state(), fetch_refs, target_ids, feed_refs, &tf::cpu::run_fused);
+  return tf::detail::make_plan(g.state(), fetch_refs, target_ids, feed_refs,
+                               fuse ? &tf::cpu::run_fused : nullptr);
 }
 
 std::size_t step_of(const tf::Plan& plan, const tf::Operation& op) {
@@ -105,11 +106,11 @@ class MeetingBackend final : public tf::Backend {
 TEST_CASE("runtime/inter_op: independent branches have no edge between them; a chain has width 1") {
   tf::Graph g;
   auto guard = g.as_default();
-  auto x = tf::placeholder<float>(tf::Shape{4}, "x");
+  auto x = tf::placeholder<float>(tf::Shape{-1}, "x");
   auto left = tf::square(x, "left");
   auto right = tf::exp(x, "right");
   auto both = tf::add(left, right, "both");
-  tf::Plan plan = plan_of(g, {both}, {}, {x});
+  tf::Plan plan = plan_of(g, {both}, {}, {x}, /*fuse=*/false);
   const std::size_t l = step_of(plan, left.op()), r = step_of(plan, right.op()),
                     b = step_of(plan, both.op());
   CHECK_FALSE(waits_for(plan, r, l));
@@ -120,8 +121,12 @@ TEST_CASE("runtime/inter_op: independent branches have no edge between them; a c
   CHECK(plan.schedule.predecessor_count[b] == 2);
 
   auto chain = tf::exp(tf::square(tf::negative(x)));
-  tf::Plan chain_plan = plan_of(g, {tf::Output(chain)}, {}, {x});
+  tf::Plan chain_plan = plan_of(g, {tf::Output(chain)}, {}, {x}, /*fuse=*/false);
   CHECK(chain_plan.schedule.width == 1);
+  // Small tensors known from the graph are not worth a thread: run in order.
+  auto small = tf::placeholder<float>(tf::Shape{4}, "small");
+  auto small_sum = tf::add(tf::square(small), tf::exp(small));
+  CHECK(plan_of(g, {small_sum}, {}, {small}, /*fuse=*/false).schedule.width == 1);
 }
 
 TEST_CASE("runtime/inter_op: ops on one variable keep their creation order; control edges count") {
@@ -172,11 +177,11 @@ TEST_CASE("runtime/inter_op: a reader of a fused cluster's output waits for its 
 TEST_CASE("runtime/inter_op: with two threads, two independent branches run at the same time") {
   tf::Graph g;
   auto guard = g.as_default();
-  auto x = tf::placeholder<float>(tf::Shape{3}, "x");
+  auto x = tf::placeholder<float>(tf::Shape{-1}, "x");
   auto left = tf::square(x + 1.0f, "left");
   auto right = tf::square(x - 1.0f, "right");
   auto both = left + right;
-  tf::Plan plan = plan_of(g, {both}, {}, {x});
+  tf::Plan plan = plan_of(g, {both}, {}, {x}, /*fuse=*/false);
   tf::detail::attach_scratch(plan);
   tf::ThreadPool intra(1), inter(2);
   tf::detail::SessionState state;
@@ -249,9 +254,9 @@ TEST_CASE("runtime/inter_op: training on two threads gives the same numbers as o
 TEST_CASE("runtime/inter_op: reads and writes that no edge orders happen in creation order") {
   tf::Graph g;
   auto guard = g.as_default();
-  tf::Variable v(tf::constant(tf::Value::filled<float>({256}, 1.0f)), {.name = "v"});
+  tf::Variable v(tf::constant(tf::Value::filled<float>({8192}, 1.0f)), {.name = "v"});
   auto before = tf::reduce_sum(v.value() * 2.0f);  // created before the update
-  auto bump = tf::assign_add(v.ref(), tf::fill(tf::Shape{256}, tf::Value(1.0f)));
+  auto bump = tf::assign_add(v.ref(), tf::fill(tf::Shape{8192}, tf::Value(1.0f)));
   auto after = tf::reduce_sum(tf::square(v.value()));  // created after it
   for (int threads : {1, 2}) {
     CAPTURE(threads);
@@ -259,8 +264,8 @@ TEST_CASE("runtime/inter_op: reads and writes that no edge orders happen in crea
     for (int run = 0; run < 20; ++run) {
       sess.run(tf::global_variables_initializer());
       auto got = sess.run({tf::Output(before), tf::Output(after), bump});
-      CHECK(got[0].scalar<float>() == 512.0f);   // v was still 1
-      CHECK(got[1].scalar<float>() == 1024.0f);  // v is 2
+      CHECK(got[0].scalar<float>() == 16384.0f);  // v was still 1
+      CHECK(got[1].scalar<float>() == 32768.0f);  // v is 2
     }
   }
 }
@@ -268,12 +273,12 @@ TEST_CASE("runtime/inter_op: reads and writes that no edge orders happen in crea
 TEST_CASE("runtime/inter_op: a failing branch fails the run with its node's error") {
   tf::Graph g;
   auto guard = g.as_default();
-  tf::Variable v(tf::constant(filled({4}, 1.0f)), {.name = "v"});
-  auto x = tf::placeholder<float>(tf::Shape{4}, "x");
+  tf::Variable v(tf::constant(filled({8192}, 1.0f)), {.name = "v"});
+  auto x = tf::placeholder<float>(tf::Shape{-1}, "x");
   auto fine = tf::reduce_sum(tf::square(x));
   auto needs_v = tf::reduce_sum(tf::multiply(x, v.value(), "reads_v"));
   tf::Session sess(g, inter_op(2));
-  const tf::FeedDict feeds{{x, filled({4}, 2.0f)}};
+  const tf::FeedDict feeds{{x, filled({8192}, 2.0f)}};
   for (int attempt = 0; attempt < 3; ++attempt) {
     try {
       sess.run({tf::Output(fine), tf::Output(needs_v)}, feeds);
@@ -285,8 +290,8 @@ TEST_CASE("runtime/inter_op: a failing branch fails the run with its node's erro
   }
   sess.run(tf::global_variables_initializer());  // the session is still usable
   auto got = sess.run({tf::Output(fine), tf::Output(needs_v)}, feeds);
-  CHECK(got[0].scalar<float>() == 16.0f);
-  CHECK(got[1].scalar<float>() == 8.0f);
+  CHECK(got[0].scalar<float>() == 32768.0f);
+  CHECK(got[1].scalar<float>() == 16384.0f);
 }
 
 TEST_CASE("runtime/inter_op: runs from several threads on an inter-op session") {

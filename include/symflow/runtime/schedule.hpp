@@ -35,8 +35,9 @@ struct Schedule {
   // How many reads each tensor slot has; -1 for a slot that stays until the run ends
   // (fed, fetched, or never read). A run drops a slot's value after its last read.
   std::vector<std::int32_t> slot_readers;
-  // The most steps on one level of the dependency graph: an upper bound on the
-  // threads a run can keep busy. 1: a chain, run it on the calling thread.
+  // The most steps on one level of the dependency graph, counting only steps that may
+  // be worth a thread (light ones read nothing, or make only small tensors known from
+  // the graph): how many threads a run can keep busy. 1: run on the calling thread.
   std::size_t width = 1;
 };
 
@@ -123,6 +124,14 @@ inline Schedule make_schedule(const GraphState& g, const std::vector<NodeId>& or
   for (const FusedCluster& c : fusion.clusters)
     for (std::size_t m = 1; m < c.steps.size(); ++m) add_edge(c.steps[m - 1], c.steps[m]);
 
+  // Constants, variables, scalar arithmetic: a thread switch costs more than they do.
+  auto is_light = [](const Node& node) {
+    if (node.inputs.empty()) return true;
+    for (const TensorSpec& out : node.outputs)
+      if (!out.shape.is_fully_defined() || out.shape.num_elements() > kSmallClusterElements)
+        return false;
+    return true;
+  };
   std::vector<std::vector<std::uint32_t>> succs(steps);
   s.predecessor_count.resize(steps);
   std::vector<std::size_t> level(steps, 0);
@@ -136,7 +145,7 @@ inline Schedule make_schedule(const GraphState& g, const std::vector<NodeId>& or
       succs[from].push_back(static_cast<std::uint32_t>(step));
       level[step] = std::max(level[step], level[from] + 1);
     }
-    s.width = std::max(s.width, ++per_level[level[step]]);
+    if (!is_light(g.node(order[step]))) s.width = std::max(s.width, ++per_level[level[step]]);
   }
   for (std::size_t step = 0; step < steps; ++step) {
     s.successor_begin.push_back(static_cast<std::uint32_t>(s.successors.size()));
