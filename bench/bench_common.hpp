@@ -31,6 +31,9 @@ inline const std::vector<std::pair<std::int64_t, std::string>> kChainSizes = {
     {std::int64_t{1} << 20, "1M"}, {std::int64_t{1} << 24, "16M"}};
 inline constexpr std::int64_t kMatmulSizes[] = {64, 256, 512, 1024};
 inline constexpr std::int64_t kMlpBatches[] = {64, 256};
+// branches: kBranches independent kBranchSize x kBranchSize products.
+inline constexpr int kBranches = 4;
+inline constexpr std::int64_t kBranchSize = 256;
 inline constexpr int kOverheadAdds = 10;
 
 // conv2d: batch 32, NHWC 32x32x16 -> 32 channels, 3x3 filter, SAME padding, stride 1.

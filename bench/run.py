@@ -49,6 +49,9 @@ WORKLOADS = [
      "an NxN float32 matrix product"),
     ("conv2d", ["32"], ["symflow", "eigen", "libtorch", "tensorflow"],
      "3x3 SAME convolution, stride 1, NHWC [32,32,32,16] -> 32 channels"),
+    ("branches", ["256"], ["symflow", "symflow_serial", "tensorflow"],
+     "four independent 256x256 float32 products of a fed x, each through ReLU and a sum, "
+     "added up; symflow_serial runs the nodes in order (inter_op_parallelism_threads = 1)"),
     ("mlp_step", ["64", "256"],
      ["symflow", "symflow_thrust_omp", "symflow_cuda", "eigen", "libtorch", "tensorflow"],
      "one SGD step (forward, backward, update) of the 784-256-128-10 ReLU MLP with "
@@ -302,9 +305,12 @@ FAIRNESS = """\
   more with `ACTIVE` (idle threads spin: faster on an otherwise idle machine); each
   benchmark keeps the faster median. {omp}
 - **symflow**: a `Session` per benchmark with
-  `ConfigProto{{.intra_op_parallelism_threads = t, .inter_op_parallelism_threads = t}}`,
-  inputs fed through placeholders and a fresh `Value` returned by every run (what a user
-  gets); `symflow_unfused` is the same with `do_fusion = false`.
+  `ConfigProto{{.intra_op_parallelism_threads = t, .inter_op_parallelism_threads = 1}}`
+  (inter-op threads run independent nodes side by side; they pay on graphs with
+  independent heavy branches, so only `branches/symflow` uses `t`, and
+  `branches/symflow_serial` shows the same graph with 1), inputs fed through placeholders
+  and a fresh `Value` returned by every run (what a user gets); `symflow_unfused` is the
+  same with `do_fusion = false`.
 - **TensorFlow {tf}** (pip's `tensorflow-cpu`): `tf.compat.v1` graph mode, eager execution
   disabled, `Session.run` with `feed_dict` from Python, exactly as a TF1 program runs it;
   `ConfigProto(intra_op_parallelism_threads=t, inter_op_parallelism_threads=t)`, one

@@ -1,10 +1,13 @@
 // symflow's side of the benchmark suite (issue 7): every workload run the TF1 way, by a
-// Session with feeds and fetches, at intra/inter-op threads 1 and 2 (ConfigProto).
+// Session with feeds and fetches, at intra-op threads 1 and 2 (ConfigProto); inter-op
+// threads 1, but for branches, which shows what they give.
 //
 //   overhead/symflow{,_unfused}/10   10 chained scalar adds on a fed scalar, time per run
 //   chain/symflow{,_unfused}/1M,16M  ((a*b + c)*2 - a)/(b + 1) on fed float vectors
 //   matmul/symflow/64..1024           tf.matmul of two fed NxN float matrices
 //   conv2d/symflow/32                 tf.nn.conv2d, NHWC [32,32,32,16] * [3,3,16,32], SAME
+//   branches/symflow{,_serial}/256    four independent 256x256 products (ReLU, sum), added up;
+//                                     symflow_serial: inter_op_parallelism_threads = 1
 //   mlp_step/symflow/64,256           one GradientDescentOptimizer step of the 784-256-128-10 MLP
 //   epoch/symflow/60000               one Fashion-MNIST epoch of that MLP at batch 64
 //
@@ -31,13 +34,15 @@ namespace tf = symflow;
 
 namespace {
 
-tf::ConfigProto config_for(int threads, bool fusion = true) {
+// inter_op_threads: 1 (the default's schedule, every node in order) except where a
+// benchmark asks for more (branches).
+tf::ConfigProto config_for(int threads, bool fusion = true, int inter_op_threads = 1) {
 #if defined(SYMFLOW_THRUST) && defined(_OPENMP)
   omp_set_num_threads(threads);  // the Thrust-OMP kernels' threads
 #endif
   tf::ConfigProto c;
   c.intra_op_parallelism_threads = threads;
-  c.inter_op_parallelism_threads = threads;
+  c.inter_op_parallelism_threads = inter_op_threads;
   c.graph_options.optimizer_options.do_fusion = fusion;
   return c;
 }
@@ -105,6 +110,27 @@ void chain(benchmark::State& state, std::int64_t n, int threads, bool fusion) {
   state.counters["GFLOPS"] = benchmark::Counter(
       2.0 * double(n) * double(n) * double(n) * double(state.iterations()) * 1e-9,
       benchmark::Counter::kIsRate);
+}
+
+// branches: x [n, n] fed; four constant weights; sum(relu(x @ w_k)) added up. The four
+// products depend on nothing but x: the inter-op threads may run them side by side.
+[[maybe_unused]] void branches(benchmark::State& state, std::int64_t n, int threads,
+                               int inter_op_threads) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{n, n}, "x");
+  tf::Output total;
+  for (int k = 0; k < bench::kBranches; ++k) {
+    auto w = tf::constant(to_value(bench::random_floats(n * n, 10 + k, -0.1f, 0.1f), {n, n}));
+    auto y = tf::reduce_sum(tf::nn::relu(tf::matmul(x, w)));
+    total = k == 0 ? y : tf::add(total, y);
+  }
+  tf::Session sess(g, config_for(threads, true, inter_op_threads));
+  tf::FeedDict feeds{{x, to_value(bench::random_floats(n * n, 1), {n, n})}};
+  for (auto _ : state) {
+    tf::Value out = sess.run(total, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
 }
 
 [[maybe_unused]] void conv2d(benchmark::State& state, int threads) {
@@ -225,6 +251,10 @@ void register_all() {
     for (std::int64_t n : bench::kMatmulSizes)
       bench::add("matmul", "symflow", std::to_string(n), t, [n, t](auto& s) { matmul(s, n, t); });
     bench::add("conv2d", "symflow", "32", t, [t](auto& s) { conv2d(s, t); });
+    bench::add("branches", "symflow", std::to_string(bench::kBranchSize), t,
+               [t](auto& s) { branches(s, bench::kBranchSize, t, t); });
+    bench::add("branches", "symflow_serial", std::to_string(bench::kBranchSize), t,
+               [t](auto& s) { branches(s, bench::kBranchSize, t, 1); });
     for (std::int64_t b : bench::kMlpBatches)
       bench::add("mlp_step", "symflow", std::to_string(b), t,
                  [b, t](auto& s) { mlp_step(s, b, t); });

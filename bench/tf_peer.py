@@ -117,6 +117,21 @@ def bench_conv2d(threads, reps, min_time):
             yield "conv2d/tensorflow/32", measure(lambda: sess.run(y, feeds), reps, min_time)
 
 
+def bench_branches(threads, reps, min_time):
+    n = 256
+    g = tf.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [n, n], name="x")
+        total = None
+        for k in range(4):
+            w = tf.constant(rng_floats(n * n, 10 + k, -0.1, 0.1).reshape(n, n))
+            y = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w)))
+            total = y if total is None else total + y
+        feeds = {x: rng_floats(n * n, 1).reshape(n, n)}
+        with tf1.Session(graph=g, config=config(threads)) as sess:
+            yield f"branches/tensorflow/{n}", measure(lambda: sess.run(total, feeds), reps, min_time)
+
+
 def build_mlp():
     """The MLP as tf.layers.dense builds it: Glorot-uniform kernels, zero biases."""
     tf1.set_random_seed(1)
@@ -189,6 +204,7 @@ WORKLOADS = {
     "chain": bench_chain,
     "matmul": bench_matmul,
     "conv2d": bench_conv2d,
+    "branches": bench_branches,
     "mlp_step": bench_mlp_step,
     "epoch": bench_epoch,
 }
