@@ -49,6 +49,21 @@ std::vector<tf::Value> run_both(const tf::Graph& g, const std::vector<tf::Fetch>
   return a;
 }
 
+// A matrix, a row, a column and a scalar, placeholders of the default graph: every way
+// an input broadcasts inside a cluster.
+struct BroadcastInputs {
+  tf::Tensor<float> m = tf::placeholder<float>({-1, -1}, "m");
+  tf::Tensor<float> row = tf::placeholder<float>({-1}, "row");
+  tf::Tensor<float> col = tf::placeholder<float>({-1, 1}, "col");
+  tf::Tensor<float> s = tf::placeholder<float>({}, "s");
+  tf::FeedDict feeds(std::int64_t rows, std::int64_t cols, unsigned seed, float scalar) const {
+    return {{m, random_value<float>({rows, cols}, seed)},
+            {row, random_value<float>({cols}, seed + 1)},
+            {col, random_value<float>({rows, 1}, seed + 2)},
+            {s, tf::Value(scalar)}};
+  }
+};
+
 }  // namespace
 
 TEST_CASE("runtime/fusion: the benchmark chain is one cluster with the unfused bits") {
@@ -87,16 +102,11 @@ TEST_CASE("runtime/fusion: the benchmark chain is one cluster with the unfused b
 TEST_CASE("runtime/fusion: scalars, row vectors and columns broadcast inside a cluster") {
   tf::Graph g;
   auto guard = g.as_default();
-  auto m = tf::placeholder<float>({-1, -1}, "m");
-  auto row = tf::placeholder<float>({-1}, "row");
-  auto col = tf::placeholder<float>({-1, 1}, "col");
-  auto s = tf::placeholder<float>({}, "s");
+  const BroadcastInputs in;
+  const auto& [m, row, col, s] = in;
   auto y = tf::maximum((m * row + s) - tf::exp(row), col) / tf::abs(col + 1.5f);
   auto z = tf::sqrt(tf::abs(row * s)) - tf::square(col);  // intermediates of shape [C] and [R, 1]
-  tf::FeedDict feeds{{m, random_value<float>({37, 53}, 4)},
-                     {row, random_value<float>({53}, 5)},
-                     {col, random_value<float>({37, 1}, 6)},
-                     {s, tf::Value(0.75f)}};
+  const tf::FeedDict feeds = in.feeds(37, 53, 4, 0.75f);
   tf::Session sess(g);
   auto clusters = sess.fused_clusters({y, z}, feeds);
   REQUIRE(clusters.size() == 2);
@@ -122,17 +132,12 @@ TEST_CASE("runtime/fusion: scalars, row vectors and columns broadcast inside a c
 TEST_CASE("runtime/fusion: a large cluster split over intra-op threads keeps the unfused bits") {
   tf::Graph g;
   auto guard = g.as_default();
-  auto m = tf::placeholder<float>({-1, -1}, "m");
-  auto row = tf::placeholder<float>({-1}, "row");
-  auto col = tf::placeholder<float>({-1, 1}, "col");
-  auto s = tf::placeholder<float>({}, "s");
+  const BroadcastInputs in;
+  const auto& [m, row, col, s] = in;
   auto t = m * row + s;  // fetched: an output of the cluster as well as an intermediate
   auto y = tf::maximum(t - tf::exp(row), col) / tf::abs(col + 1.5f);
   // 601 x 517: 607 blocks of 512, the last one partial, far above one thread's share.
-  const tf::FeedDict feeds{{m, random_value<float>({601, 517}, 11)},
-                           {row, random_value<float>({517}, 12)},
-                           {col, random_value<float>({601, 1}, 13)},
-                           {s, tf::Value(-0.25f)}};
+  const tf::FeedDict feeds = in.feeds(601, 517, 11, -0.25f);
   tf::Session unfused(g, kUnfused);
   const auto want = unfused.run({t, y}, feeds);
   for (int threads : {1, 2, 3}) {
