@@ -145,23 +145,25 @@ TEST_CASE("allocation: an MLP training step allocates only the returned vector")
 }
 
 TEST_CASE("allocation: a conv2d, max-pool and Adam step allocates only the returned vector") {
-  tf::Graph g;
-  auto guard = g.as_default();
-  auto x = tf::placeholder<float>(tf::Shape{8, 16, 16, 4}, "x");
-  tf::Variable w(tf::random_normal({3, 3, 4, 8}, {.stddev = 0.1, .seed = 1}), {.name = "w"});
-  auto y = tf::nn::conv2d(x, w, {1, 1, 1, 1}, "SAME");
-  auto pooled = tf::nn::max_pool(tf::nn::relu(y), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
-  auto loss = tf::reduce_mean(tf::square(pooled - 1.0f));
-  auto train = tf::train::AdamOptimizer({.learning_rate = 0.01}).minimize(loss);
-  // One thread: with more, each im2col task takes its scratch from the pool, and a
-  // second block is made the first time two tasks happen to run side by side, which
-  // may come after any number of runs (docs/performance.md).
-  tf::Session sess(g, threads(1));
-  sess.run(tf::global_variables_initializer());
-  const tf::FeedDict feeds{{x, tf::Value::filled<float>({8, 16, 16, 4}, 0.25f)}};
-  const float first = sess.run(loss, feeds).scalar<float>();
-  CHECK(allocations_per_steady_runs(sess, {tf::Output(loss), train}, feeds) == kRuns);
-  CHECK(sess.run(loss, feeds).scalar<float>() < first);
+  // On 2 threads the 2048 output pixels make two im2col tasks: their scratch is taken
+  // before the split, so whether they overlap in time changes nothing.
+  for (int n_threads : {1, 2}) {
+    CAPTURE(n_threads);
+    tf::Graph g;
+    auto guard = g.as_default();
+    auto x = tf::placeholder<float>(tf::Shape{8, 16, 16, 4}, "x");
+    tf::Variable w(tf::random_normal({3, 3, 4, 8}, {.stddev = 0.1, .seed = 1}), {.name = "w"});
+    auto y = tf::nn::conv2d(x, w, {1, 1, 1, 1}, "SAME");
+    auto pooled = tf::nn::max_pool(tf::nn::relu(y), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+    auto loss = tf::reduce_mean(tf::square(pooled - 1.0f));
+    auto train = tf::train::AdamOptimizer({.learning_rate = 0.01}).minimize(loss);
+    tf::Session sess(g, threads(n_threads));
+    sess.run(tf::global_variables_initializer());
+    const tf::FeedDict feeds{{x, tf::Value::filled<float>({8, 16, 16, 4}, 0.25f)}};
+    const float first = sess.run(loss, feeds).scalar<float>();
+    CHECK(allocations_per_steady_runs(sess, {tf::Output(loss), train}, feeds) == kRuns);
+    CHECK(sess.run(loss, feeds).scalar<float>() < first);
+  }
 }
 
 TEST_CASE("allocation: independent branches on two inter-op threads allocate only the vector") {
@@ -179,7 +181,20 @@ TEST_CASE("allocation: independent branches on two inter-op threads allocate onl
   config.inter_op_parallelism_threads = 2;
   tf::Session sess(g, config);
   const tf::FeedDict feeds{{x, tf::Value::filled<float>({96, 96}, 1.0f)}};
-  CHECK(allocations_per_steady_runs(sess, {total}, feeds) == kRuns);
+  // How many of the branches' buffers are alive at once depends on how the two threads
+  // interleave them, so the pool may still need a block more after the warm-up, when a
+  // run happens to overlap more than any before. That is bounded by the plan's 8
+  // intermediates (4 products and 4 ReLUs); what must not happen is an allocation per run.
+  long extra = 0;
+  bool quiet = false;
+  for (int window = 0; window < 20 && !quiet; ++window) {
+    const long made = allocations_per_steady_runs(sess, {total}, feeds);
+    CHECK(made >= kRuns);
+    extra += made - kRuns;
+    quiet = made == kRuns;
+  }
+  CHECK(quiet);
+  CHECK(extra <= 8);
   // Each product's entries are 96 * w; the sums add 96 * 96 of them per branch.
   CHECK(sess.run(total, feeds).scalar<float>() == 96.0f * 96.0f * 96.0f * 0.5f * 10.0f);
 }

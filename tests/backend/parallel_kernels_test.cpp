@@ -70,6 +70,48 @@ TEST_CASE("ThreadPool: parallel_for covers [0, n) once, in chunks of at least mi
   CHECK(ids.size() >= 2);
 }
 
+TEST_CASE("ThreadPool: parallel_for_chunks numbers its num_chunks chunks in order") {
+  ThreadPool pool(3);
+  for (std::int64_t n : {0, 1, 5, 100, 1001})
+    for (std::int64_t min_chunk : {1, 40, 2000}) {
+      CAPTURE(n);
+      CAPTURE(min_chunk);
+      const std::int64_t count = pool.num_chunks(n, min_chunk);
+      CHECK(count ==
+            (n == 0 ? 0 : std::min<std::int64_t>(3, std::max<std::int64_t>(1, n / min_chunk))));
+      std::mutex mutex;
+      std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> ranges;
+      pool.parallel_for_chunks(n, min_chunk, [&](std::int64_t c, std::int64_t b, std::int64_t e) {
+        std::lock_guard lock(mutex);
+        CHECK(ranges.emplace(c, std::pair{b, e}).second);  // each index once
+      });
+      REQUIRE(static_cast<std::int64_t>(ranges.size()) == count);
+      // Chunk c starts where chunk c - 1 ends: the index says where a chunk lies.
+      std::int64_t next = 0;
+      for (auto& [c, range] : ranges) {
+        CHECK(c == std::distance(ranges.begin(), ranges.find(c)));
+        CHECK(range.first == next);
+        next = range.second;
+      }
+      if (count > 0) CHECK(next == n);
+    }
+  // A context without a pool: one chunk, numbered 0.
+  const std::string name = "k";
+  const AttrMap attrs;
+  std::vector<Value> outs(1);
+  KernelContext plain(name, attrs, {}, outs);
+  CHECK(plain.num_chunks(100, 1) == 1);
+  CHECK(plain.num_chunks(0, 1) == 0);
+  int calls = 0;
+  plain.parallel_for_chunks(100, 1, [&](std::int64_t c, std::int64_t b, std::int64_t e) {
+    ++calls;
+    CHECK(c == 0);
+    CHECK(b == 0);
+    CHECK(e == 100);
+  });
+  CHECK(calls == 1);
+}
+
 TEST_CASE("ThreadPool: an exception in a chunk reaches the caller after every chunk ends") {
   ThreadPool pool(3);
   std::atomic<int> finished{0};

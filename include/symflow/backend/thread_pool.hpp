@@ -38,17 +38,32 @@ class ThreadPool {
 
   int num_threads() const { return num_threads_; }
 
+  // How many chunks parallel_for(n, min_chunk, ...) cuts [0, n) into: a kernel that
+  // needs scratch per chunk takes it all before the split, so what a run allocates
+  // does not depend on how the chunks happened to overlap in time.
+  std::int64_t num_chunks(std::int64_t n, std::int64_t min_chunk) const {
+    if (n <= 0) return 0;
+    min_chunk = std::max<std::int64_t>(1, min_chunk);
+    return std::min<std::int64_t>(num_threads_, std::max<std::int64_t>(1, n / min_chunk));
+  }
+
   // Calls fn(begin, end) on disjoint chunks covering [0, n), each at least `min_chunk`
   // long (but the last), on up to num_threads() threads, and returns when all are done.
   // The first exception a chunk throws is rethrown here, after the others finish.
   template <class Fn>
   void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) {
-    if (n <= 0) return;
-    min_chunk = std::max<std::int64_t>(1, min_chunk);
-    const std::int64_t chunks =
-        std::min<std::int64_t>(num_threads_, std::max<std::int64_t>(1, n / min_chunk));
-    if (chunks <= 1) {
-      fn(std::int64_t{0}, n);
+    parallel_for_chunks(
+        n, min_chunk, [&](std::int64_t, std::int64_t begin, std::int64_t end) { fn(begin, end); });
+  }
+
+  // parallel_for that also passes each chunk's index c in [0, num_chunks(n, min_chunk)):
+  // fn(c, begin, end).
+  template <class Fn>
+  void parallel_for_chunks(std::int64_t n, std::int64_t min_chunk, Fn&& fn) {
+    const std::int64_t chunks = num_chunks(n, min_chunk);
+    if (chunks == 0) return;
+    if (chunks == 1) {
+      fn(std::int64_t{0}, std::int64_t{0}, n);
       return;
     }
     Batch batch;
@@ -58,7 +73,7 @@ class ThreadPool {
     };
     batch.run = [&](std::int64_t c) {
       auto [b, e] = chunk_range(c);
-      fn(b, e);
+      fn(c, b, e);
     };
     {
       std::lock_guard lock(mutex_);

@@ -243,15 +243,20 @@ void conv2d_forward(const Runner& runner, const Conv2DGeometry& g, const T* inpu
   const std::int64_t chunk = detail::chunk_pixels<T>(g);
   const std::int64_t chunks = (pixels + chunk - 1) / chunk;
   const double chunk_work = double(chunk) * double(k) * double(g.out_depth);
-  runner.parallel_for(chunks, detail::min_tasks(chunk_work), [&](std::int64_t c0, std::int64_t c1) {
-    const symflow::detail::PooledArray<T> patches(static_cast<std::size_t>(chunk * k));
-    for (std::int64_t c = c0; c < c1; ++c) {
-      const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
-      detail::im2col(g, input, p0, p1, patches.data());
-      detail::MatrixMap<T>(output + p0 * g.out_depth, p1 - p0, g.out_depth).noalias() =
-          detail::ConstMatrixMap<T>(patches.data(), p1 - p0, k) * f;
-    }
-  });
+  const std::int64_t min_tasks = detail::min_tasks(chunk_work);
+  const std::int64_t patch_size = chunk * k;
+  const symflow::detail::PooledArray<T> all_patches(
+      static_cast<std::size_t>(runner.num_chunks(chunks, min_tasks) * patch_size));
+  runner.parallel_for_chunks(
+      chunks, min_tasks, [&](std::int64_t t, std::int64_t c0, std::int64_t c1) {
+        T* patches = all_patches.data() + t * patch_size;
+        for (std::int64_t c = c0; c < c1; ++c) {
+          const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
+          detail::im2col(g, input, p0, p1, patches);
+          detail::MatrixMap<T>(output + p0 * g.out_depth, p1 - p0, g.out_depth).noalias() =
+              detail::ConstMatrixMap<T>(patches, p1 - p0, k) * f;
+        }
+      });
 }
 
 // input_grad [batch, in_rows, in_cols, in_depth] = d loss / d input, given
@@ -278,19 +283,24 @@ void conv2d_backprop_input(const Runner& runner, const Conv2DGeometry& g, const 
   const std::int64_t step = plane >= cp ? cp : group * plane;
   const std::int64_t groups = (g.batch + group - 1) / group;
   const double group_work = double(group * plane) * double(k) * double(g.out_depth);
-  runner.parallel_for(groups, detail::min_tasks(group_work), [&](std::int64_t g0, std::int64_t g1) {
-    const symflow::detail::PooledArray<T> patches(static_cast<std::size_t>(step * k));
-    for (std::int64_t gi = g0; gi < g1; ++gi) {
-      const std::int64_t end = std::min(g.batch, (gi + 1) * group) * plane;
-      for (std::int64_t p0 = gi * group * plane; p0 < end; p0 += step) {
-        const std::int64_t p1 = std::min(end, p0 + step);
-        detail::MatrixMap<T>(patches.data(), p1 - p0, k).noalias() =
-            detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth) *
-            f.transpose();
-        detail::col2im(g, patches.data(), p0, p1, input_grad);
-      }
-    }
-  });
+  const std::int64_t min_tasks = detail::min_tasks(group_work);
+  const std::int64_t patch_size = step * k;
+  const symflow::detail::PooledArray<T> all_patches(
+      static_cast<std::size_t>(runner.num_chunks(groups, min_tasks) * patch_size));
+  runner.parallel_for_chunks(
+      groups, min_tasks, [&](std::int64_t t, std::int64_t g0, std::int64_t g1) {
+        T* patches = all_patches.data() + t * patch_size;
+        for (std::int64_t gi = g0; gi < g1; ++gi) {
+          const std::int64_t end = std::min(g.batch, (gi + 1) * group) * plane;
+          for (std::int64_t p0 = gi * group * plane; p0 < end; p0 += step) {
+            const std::int64_t p1 = std::min(end, p0 + step);
+            detail::MatrixMap<T>(patches, p1 - p0, k).noalias() =
+                detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth) *
+                f.transpose();
+            detail::col2im(g, patches, p0, p1, input_grad);
+          }
+        }
+      });
 }
 
 // filter_grad [filter_rows, filter_cols, in_depth, out_depth] = d loss / d filter
@@ -324,25 +334,29 @@ void conv2d_backprop_filter(const Runner& runner, const Conv2DGeometry& g, const
     return Eigen::Map<ColMajor>(partial.data() + gi * filter_size, k, g.out_depth);
   };
   const double group_work = double(per_group * chunk) * double(k) * double(g.out_depth);
-  runner.parallel_for(groups, detail::min_tasks(group_work), [&](std::int64_t g0, std::int64_t g1) {
-    const symflow::detail::PooledArray<T> patches(pointwise ? 0
-                                                            : static_cast<std::size_t>(chunk * k));
-    for (std::int64_t gi = g0; gi < g1; ++gi) {
-      auto sum = group_sum(gi);
-      sum.setZero();
-      for (std::int64_t c = gi * per_group; c < std::min(chunks, (gi + 1) * per_group); ++c) {
-        const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
-        const T* rows = input + p0 * k;
-        if (!pointwise) {
-          detail::im2col(g, input, p0, p1, patches.data());
-          rows = patches.data();
+  const std::int64_t min_tasks = detail::min_tasks(group_work);
+  const std::int64_t patch_size = pointwise ? 0 : chunk * k;
+  const symflow::detail::PooledArray<T> all_patches(
+      static_cast<std::size_t>(runner.num_chunks(groups, min_tasks) * patch_size));
+  runner.parallel_for_chunks(
+      groups, min_tasks, [&](std::int64_t t, std::int64_t g0, std::int64_t g1) {
+        T* patches = all_patches.data() + t * patch_size;
+        for (std::int64_t gi = g0; gi < g1; ++gi) {
+          auto sum = group_sum(gi);
+          sum.setZero();
+          for (std::int64_t c = gi * per_group; c < std::min(chunks, (gi + 1) * per_group); ++c) {
+            const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
+            const T* rows = input + p0 * k;
+            if (!pointwise) {
+              detail::im2col(g, input, p0, p1, patches);
+              rows = patches;
+            }
+            sum.noalias() +=
+                detail::ConstMatrixMap<T>(rows, p1 - p0, k).transpose() *
+                detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth);
+          }
         }
-        sum.noalias() +=
-            detail::ConstMatrixMap<T>(rows, p1 - p0, k).transpose() *
-            detail::ConstMatrixMap<T>(out_grad + p0 * g.out_depth, p1 - p0, g.out_depth);
-      }
-    }
-  });
+      });
   for (std::int64_t gi = 0; gi < groups; ++gi) df += group_sum(gi);
 }
 

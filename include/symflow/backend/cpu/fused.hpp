@@ -243,11 +243,21 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
   // intra-op threads, and every element is computed as on one thread.
   const std::size_t block = static_cast<std::size_t>(kFusedBlock);
   const std::size_t num_operands = sources.size() + p.steps.size();
-  auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
-    symflow::detail::PooledArray<T> scratch(static_cast<std::size_t>(num_scratch) * block);
-    symflow::detail::PooledArray<const T*> operand(num_operands);
-    symflow::detail::PooledArray<const T*> args(std::max<std::size_t>(1, max_args));
-    auto buffer = [&](int i) { return scratch.data() + static_cast<std::size_t>(i) * block; };
+  const std::int64_t blocks = (n + kFusedBlock - 1) / kFusedBlock;
+  const bool split = pool && blocks >= 2 * kFusedMinBlocksPerTask;
+  const std::size_t tasks =
+      split ? static_cast<std::size_t>(pool->num_chunks(blocks, kFusedMinBlocksPerTask)) : 1;
+  // Every task's buffers in one piece, taken before the split (see num_chunks).
+  const std::size_t scratch_size = static_cast<std::size_t>(num_scratch) * block;
+  const std::size_t args_size = std::max<std::size_t>(1, max_args);
+  symflow::detail::PooledArray<T> all_scratch(tasks * scratch_size);
+  symflow::detail::PooledArray<const T*> all_pointers(tasks * (num_operands + args_size));
+  auto run_blocks = [&](std::int64_t task, std::int64_t b0, std::int64_t b1) {
+    T* scratch = all_scratch.data() + static_cast<std::size_t>(task) * scratch_size;
+    const T** operand =
+        all_pointers.data() + static_cast<std::size_t>(task) * (num_operands + args_size);
+    const T** args = operand + num_operands;
+    auto buffer = [&](int i) { return scratch + static_cast<std::size_t>(i) * block; };
     for (const Source& s : sources)  // a broadcast scalar is the same block every time
       if (s.mode == Mode::constant) std::fill_n(buffer(s.scratch), block, s.data[0]);
     for (std::int64_t b = b0; b < b1; ++b) {
@@ -256,27 +266,25 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
       for (std::size_t e = 0; e < sources.size(); ++e) {
         const Source& s = sources[e];
         if (s.mode == Mode::full) {
-          operand.data()[e] = s.data + start;
+          operand[e] = s.data + start;
         } else {
           if (s.mode == Mode::gather) gather_block(s.data, s.run, start, len, buffer(s.scratch));
-          operand.data()[e] = buffer(s.scratch);
+          operand[e] = buffer(s.scratch);
         }
       }
       for (std::size_t j = 0; j < ops.size(); ++j) {
         const Op& op = ops[j];
-        for (std::size_t a = 0; a < op.num_args; ++a)
-          args.data()[a] = operand.data()[arg_ids[op.first_arg + a]];
+        for (std::size_t a = 0; a < op.num_args; ++a) args[a] = operand[arg_ids[op.first_arg + a]];
         T* out = op.out ? op.out + start : buffer(op.scratch);
-        op.fn(args.data(), out, len);
-        operand.data()[sources.size() + j] = out;
+        op.fn(args, out, len);
+        operand[sources.size() + j] = out;
       }
     }
   };
-  const std::int64_t blocks = (n + kFusedBlock - 1) / kFusedBlock;
-  if (pool && blocks >= 2 * kFusedMinBlocksPerTask)
-    pool->parallel_for(blocks, kFusedMinBlocksPerTask, run_blocks);
+  if (split)
+    pool->parallel_for_chunks(blocks, kFusedMinBlocksPerTask, run_blocks);
   else
-    run_blocks(0, blocks);
+    run_blocks(0, 0, blocks);
   return true;
 }
 

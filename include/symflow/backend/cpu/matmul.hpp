@@ -35,6 +35,11 @@ struct SerialRunner {
   void parallel_for(std::int64_t n, std::int64_t, Fn&& fn) const {
     if (n > 0) fn(std::int64_t{0}, n);
   }
+  template <class Fn>
+  void parallel_for_chunks(std::int64_t n, std::int64_t, Fn&& fn) const {
+    if (n > 0) fn(std::int64_t{0}, std::int64_t{0}, n);
+  }
+  std::int64_t num_chunks(std::int64_t n, std::int64_t) const { return n > 0 ? 1 : 0; }
   int intra_op_threads() const { return 1; }
 };
 
