@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -144,6 +145,31 @@ TEST_CASE("ThreadPool: parallel_for from 4 threads at once") {
     });
   for (auto& c : callers) c.join();
   for (int t = 0; t < 4; ++t) CHECK(sums[static_cast<std::size_t>(t)] == 50 * (499500 + 1000 * t));
+}
+
+TEST_CASE("ThreadPool: chunks that end around the idle threads' spin time all finish") {
+  // Idle threads spin about 30 us before they sleep; chunks of 0-80 us, and pauses of
+  // as long between calls, end on both sides of that, and on its edge.
+  ThreadPool pool(3);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> micros(0, 80);
+  auto busy = [](int us) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  std::int64_t total = 0;
+  for (int call = 0; call < 2000; ++call) {
+    const int chunk_us = micros(rng), pause_us = micros(rng);
+    std::atomic<std::int64_t> sum{0};
+    pool.parallel_for(3, 1, [&](std::int64_t b, std::int64_t e) {
+      busy(chunk_us * static_cast<int>(b));  // chunk 0 (the caller's) is the shortest
+      for (std::int64_t i = b; i < e; ++i) sum += i + 1;
+    });
+    total += sum;
+    busy(pause_us);
+  }
+  CHECK(total == 2000 * 6);
 }
 
 TEST_CASE("ThreadPool: a pool of 1 thread runs the work inline, in one chunk") {

@@ -3,8 +3,12 @@
 // intra_op_parallelism_threads). A kernel splits its work with parallel_for; the
 // calling thread takes a share too, so a pool of N threads starts N - 1 workers.
 // Several runs may call parallel_for at once: each call waits only for its own work.
+// A thread with nothing to do spins for kSpin (30 us) before it sleeps, so the next
+// kernel's chunks, usually microseconds away, find it awake.
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -67,7 +71,7 @@ class ThreadPool {
       return;
     }
     Batch batch;
-    batch.pending = chunks;
+    batch.pending.store(chunks, std::memory_order_relaxed);
     auto chunk_range = [&](std::int64_t c) {
       return std::pair<std::int64_t, std::int64_t>{n * c / chunks, n * (c + 1) / chunks};
     };
@@ -75,25 +79,36 @@ class ThreadPool {
       auto [b, e] = chunk_range(c);
       fn(c, b, e);
     };
+    bool wake_sleepers = false;
     {
       std::lock_guard lock(mutex_);
-      for (std::int64_t c = 1; c < chunks; ++c) queue_.push({&batch, c});
+      for (std::int64_t c = 1; c < chunks; ++c) push_task({&batch, c});
+      wake_sleepers = sleepers_ > 0;  // spinning workers see the queue by themselves
     }
-    wake_.notify_all();
+    if (wake_sleepers) wake_.notify_all();
     run_chunk(batch, 0);
-    // Help with whatever is queued (this batch's chunks or another run's) until done.
-    // `pending` is only read and written under the mutex, so `batch` outlives the
-    // last notify.
+    // Help with whatever is queued (this batch's chunks or another run's), then wait
+    // for the chunks other threads took: spinning a while, as they are usually short,
+    // and then asleep.
     std::unique_lock lock(mutex_);
-    while (batch.pending > 0) {
-      if (queue_.empty()) {
-        batch.done.wait(lock);
+    for (;;) {
+      if (batch.pending.load(std::memory_order_acquire) == 0) break;
+      if (!queue_.empty()) {
+        const Task task = pop_task();
+        lock.unlock();
+        run_chunk(*task.batch, task.chunk);
+        lock.lock();
         continue;
       }
-      Task task = queue_.pop();
       lock.unlock();
-      run_chunk(*task.batch, task.chunk);
-      lock.lock();
+      const bool done = spin_until([&] {
+        return batch.pending.load(std::memory_order_acquire) == 0 ||
+               queued_.load(std::memory_order_relaxed) > 0;
+      });
+      lock.lock();  // also waits out a worker still inside run_chunk's locked part
+      // Checked again under the mutex: a chunk may have ended after the spin gave up.
+      if (done || batch.pending.load(std::memory_order_acquire) == 0 || !queue_.empty()) continue;
+      batch.done.wait(lock);
     }
     lock.unlock();
     if (batch.error) std::rethrow_exception(batch.error);
@@ -102,8 +117,10 @@ class ThreadPool {
  private:
   struct Batch {
     std::function<void(std::int64_t)> run;
-    std::int64_t pending = 0;  // guarded by the pool's mutex
-    std::exception_ptr error;
+    // Chunks not finished: counted down under the pool's mutex, read without it by a
+    // spinning caller, which then takes the mutex once before `batch` goes away.
+    std::atomic<std::int64_t> pending{0};
+    std::exception_ptr error;      // guarded by the pool's mutex
     std::condition_variable done;  // waited on under the pool's mutex
   };
   struct Task {
@@ -115,6 +132,7 @@ class ThreadPool {
   class TaskQueue {
    public:
     bool empty() const { return count_ == 0; }
+    std::size_t size() const { return count_; }
     void push(Task t) {
       if (count_ == ring_.size()) {
         std::vector<Task> grown(std::max<std::size_t>(16, ring_.size() * 2));
@@ -145,28 +163,70 @@ class ThreadPool {
     }
     std::lock_guard lock(mutex_);
     if (error && !batch.error) batch.error = error;
-    if (--batch.pending == 0) batch.done.notify_all();
+    if (batch.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) batch.done.notify_all();
+  }
+
+  // Waits for `ready()` by spinning, up to kSpin; whether it came. A kernel's chunks,
+  // and the kernels of one run, follow each other within microseconds, and waking a
+  // sleeping thread costs about as long as a small chunk.
+  template <class Ready>
+  static bool spin_until(Ready ready) {
+    const auto deadline = std::chrono::steady_clock::now() + kSpin;
+    for (unsigned i = 1;; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      asm volatile("yield");
+#endif
+      if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+    }
+  }
+
+  void push_task(Task t) {
+    queue_.push(t);
+    queued_.store(queue_.size(), std::memory_order_relaxed);
+  }
+  Task pop_task() {
+    Task t = queue_.pop();
+    queued_.store(queue_.size(), std::memory_order_relaxed);
+    return t;
   }
 
   void work() {
+    std::unique_lock lock(mutex_);
     for (;;) {
-      Task task;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping, nothing left
-        task = queue_.pop();
+      if (!queue_.empty()) {
+        const Task task = pop_task();
+        lock.unlock();
+        run_chunk(*task.batch, task.chunk);
+        lock.lock();
+        continue;
       }
-      run_chunk(*task.batch, task.chunk);
+      if (stopping_) return;  // stopping, nothing left
+      lock.unlock();
+      const bool found = spin_until([&] {
+        return queued_.load(std::memory_order_relaxed) > 0 ||
+               stopping_.load(std::memory_order_relaxed);
+      });
+      lock.lock();
+      if (found) continue;
+      ++sleepers_;
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      --sleepers_;
     }
   }
+
+  static constexpr std::chrono::microseconds kSpin{30};
 
   int num_threads_ = 1;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  TaskQueue queue_;
-  bool stopping_ = false;
+  TaskQueue queue_;                     // guarded by mutex_
+  std::atomic<std::size_t> queued_{0};  // queue_.size(), for spinning threads
+  int sleepers_ = 0;                    // workers waiting on wake_; guarded by mutex_
+  std::atomic<bool> stopping_{false};   // set under mutex_
 };
 
 }  // namespace symflow

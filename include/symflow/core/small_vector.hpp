@@ -57,7 +57,7 @@ class SmallVector {
   }
   SmallVector& operator=(SmallVector&& other) noexcept {
     if (this != &other) {
-      release();
+      if (on_heap()) delete[] data_;
       take(other);
     }
     return *this;
@@ -66,7 +66,9 @@ class SmallVector {
     assign(list.begin(), list.end());
     return *this;
   }
-  ~SmallVector() { release(); }
+  ~SmallVector() {
+    if (on_heap()) delete[] data_;
+  }
 
   operator std::vector<T>() const {  // NOLINT: implicit, for interop
     return std::vector<T>(begin(), end());
@@ -193,7 +195,8 @@ class SmallVector {
     data_ = inline_;
     capacity_ = kInline;
   }
-  // Moves other's elements here; other is left empty (and inline).
+  // Moves other's elements here, over whatever this held (its heap block, if any, is
+  // already freed); other is left empty (and inline).
   void take(SmallVector& other) noexcept {
     if (other.on_heap()) {
       data_ = other.data_;
@@ -201,6 +204,8 @@ class SmallVector {
       other.data_ = other.inline_;
       other.capacity_ = kInline;
     } else {
+      data_ = inline_;
+      capacity_ = kInline;
       std::copy(other.begin(), other.end(), inline_);
     }
     size_ = other.size_;

@@ -89,14 +89,14 @@ class Value {
   Value& operator=(const Value&) = default;
   Value(Value&& other) noexcept
       : dtype_(std::exchange(other.dtype_, DType::invalid)),
-        dims_(std::exchange(other.dims_, {})),
+        dims_(std::move(other.dims_)),  // leaves other's dims empty
         data_(std::exchange(other.data_, nullptr)),
         owner_(std::move(other.owner_)),
         space_(std::exchange(other.space_, MemorySpace::host)) {}
   Value& operator=(Value&& other) noexcept {
     if (this != &other) {
       dtype_ = std::exchange(other.dtype_, DType::invalid);
-      dims_ = std::exchange(other.dims_, {});
+      dims_ = std::move(other.dims_);
       data_ = std::exchange(other.data_, nullptr);
       owner_ = std::move(other.owner_);
       space_ = std::exchange(other.space_, MemorySpace::host);

@@ -173,7 +173,8 @@ class ScratchLease {
   ~ScratchLease() {
     // Nothing of this run may stay alive in the pool: fetched buffers would look
     // shared, and memory would stay held.
-    for (auto& slot : scratch_->slots) slot = TensorSlot();
+    for (auto& slot : scratch_->slots)
+      if (!slot.value.is_none() || slot.ref) slot = TensorSlot();
     for (auto& b : scratch_->threads) b.clear();
     for (auto& c : scratch_->cluster_runs) c.reset();
     scratch_->queue.error = nullptr;
@@ -265,7 +266,8 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     KernelContext ctx(
         node.name, node.attrs, inputs, outputs,
         {&session.variables, &state.state, ref_inputs, ref_outputs, session.intra_op, &backend});
-    for (Value& v : inputs) v = moved_to(std::move(v), backend);
+    for (Value& v : inputs)
+      if (v.memory_space() != backend.memory_space()) v = moved_to(std::move(v), backend);
     try {
       if (node.def->stateful) {
         std::lock_guard lock(state.mutex);
