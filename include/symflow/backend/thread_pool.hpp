@@ -93,13 +93,7 @@ class ThreadPool {
     std::unique_lock lock(mutex_);
     for (;;) {
       if (batch.pending.load(std::memory_order_acquire) == 0) break;
-      if (!queue_.empty()) {
-        const Task task = pop_task();
-        lock.unlock();
-        run_chunk(*task.batch, task.chunk);
-        lock.lock();
-        continue;
-      }
+      if (run_queued(lock)) continue;
       lock.unlock();
       const bool done = spin_until([&] {
         return batch.pending.load(std::memory_order_acquire) == 0 ||
@@ -193,16 +187,21 @@ class ThreadPool {
     return t;
   }
 
+  // Runs the oldest queued chunk, if any, with the mutex (held by `lock`) released
+  // meanwhile; whether there was one.
+  bool run_queued(std::unique_lock<std::mutex>& lock) {
+    if (queue_.empty()) return false;
+    const Task task = pop_task();
+    lock.unlock();
+    run_chunk(*task.batch, task.chunk);
+    lock.lock();
+    return true;
+  }
+
   void work() {
     std::unique_lock lock(mutex_);
     for (;;) {
-      if (!queue_.empty()) {
-        const Task task = pop_task();
-        lock.unlock();
-        run_chunk(*task.batch, task.chunk);
-        lock.lock();
-        continue;
-      }
+      if (run_queued(lock)) continue;
       if (stopping_) return;  // stopping, nothing left
       lock.unlock();
       const bool found = spin_until([&] {

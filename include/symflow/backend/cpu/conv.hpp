@@ -140,6 +140,19 @@ inline std::int64_t min_tasks(double work_per_task) {
       1, static_cast<std::int64_t>(per_thread / std::max(1.0, work_per_task)));
 }
 
+// Calls fn(patches, begin, end) over chunks of [0, n) on the runner's threads; each
+// task gets `patch_size` elements of scratch of its own. All of it is taken before the
+// split, so what a run allocates does not depend on which tasks overlapped in time.
+template <class T, class Runner, class Fn>
+void for_chunks_with_patches(const Runner& runner, std::int64_t n, std::int64_t min_chunk,
+                             std::int64_t patch_size, Fn&& fn) {
+  const symflow::detail::PooledArray<T> patches(
+      static_cast<std::size_t>(runner.num_chunks(n, min_chunk) * patch_size));
+  runner.parallel_for_chunks(n, min_chunk, [&](std::int64_t task, std::int64_t b, std::int64_t e) {
+    fn(patches.data() + task * patch_size, b, e);
+  });
+}
+
 // Output pixels per patch chunk: about 256 KiB of patches, at least 64 rows.
 template <class T>
 std::int64_t chunk_pixels(const Conv2DGeometry& g) {
@@ -243,13 +256,9 @@ void conv2d_forward(const Runner& runner, const Conv2DGeometry& g, const T* inpu
   const std::int64_t chunk = detail::chunk_pixels<T>(g);
   const std::int64_t chunks = (pixels + chunk - 1) / chunk;
   const double chunk_work = double(chunk) * double(k) * double(g.out_depth);
-  const std::int64_t min_tasks = detail::min_tasks(chunk_work);
-  const std::int64_t patch_size = chunk * k;
-  const symflow::detail::PooledArray<T> all_patches(
-      static_cast<std::size_t>(runner.num_chunks(chunks, min_tasks) * patch_size));
-  runner.parallel_for_chunks(
-      chunks, min_tasks, [&](std::int64_t t, std::int64_t c0, std::int64_t c1) {
-        T* patches = all_patches.data() + t * patch_size;
+  detail::for_chunks_with_patches<T>(
+      runner, chunks, detail::min_tasks(chunk_work), chunk * k,
+      [&](T* patches, std::int64_t c0, std::int64_t c1) {
         for (std::int64_t c = c0; c < c1; ++c) {
           const std::int64_t p0 = c * chunk, p1 = std::min(pixels, p0 + chunk);
           detail::im2col(g, input, p0, p1, patches);
@@ -283,13 +292,9 @@ void conv2d_backprop_input(const Runner& runner, const Conv2DGeometry& g, const 
   const std::int64_t step = plane >= cp ? cp : group * plane;
   const std::int64_t groups = (g.batch + group - 1) / group;
   const double group_work = double(group * plane) * double(k) * double(g.out_depth);
-  const std::int64_t min_tasks = detail::min_tasks(group_work);
-  const std::int64_t patch_size = step * k;
-  const symflow::detail::PooledArray<T> all_patches(
-      static_cast<std::size_t>(runner.num_chunks(groups, min_tasks) * patch_size));
-  runner.parallel_for_chunks(
-      groups, min_tasks, [&](std::int64_t t, std::int64_t g0, std::int64_t g1) {
-        T* patches = all_patches.data() + t * patch_size;
+  detail::for_chunks_with_patches<T>(
+      runner, groups, detail::min_tasks(group_work), step * k,
+      [&](T* patches, std::int64_t g0, std::int64_t g1) {
         for (std::int64_t gi = g0; gi < g1; ++gi) {
           const std::int64_t end = std::min(g.batch, (gi + 1) * group) * plane;
           for (std::int64_t p0 = gi * group * plane; p0 < end; p0 += step) {
@@ -334,13 +339,9 @@ void conv2d_backprop_filter(const Runner& runner, const Conv2DGeometry& g, const
     return Eigen::Map<ColMajor>(partial.data() + gi * filter_size, k, g.out_depth);
   };
   const double group_work = double(per_group * chunk) * double(k) * double(g.out_depth);
-  const std::int64_t min_tasks = detail::min_tasks(group_work);
-  const std::int64_t patch_size = pointwise ? 0 : chunk * k;
-  const symflow::detail::PooledArray<T> all_patches(
-      static_cast<std::size_t>(runner.num_chunks(groups, min_tasks) * patch_size));
-  runner.parallel_for_chunks(
-      groups, min_tasks, [&](std::int64_t t, std::int64_t g0, std::int64_t g1) {
-        T* patches = all_patches.data() + t * patch_size;
+  detail::for_chunks_with_patches<T>(
+      runner, groups, detail::min_tasks(group_work), pointwise ? 0 : chunk * k,
+      [&](T* patches, std::int64_t g0, std::int64_t g1) {
         for (std::int64_t gi = g0; gi < g1; ++gi) {
           auto sum = group_sum(gi);
           sum.setZero();
