@@ -79,22 +79,19 @@ class KernelContext {
   // session's intra-op threads (or on this thread alone without a pool).
   template <class Fn>
   void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    if (session_.intra_op && session_.intra_op->num_threads() > 1)
-      session_.intra_op->parallel_for(n, min_chunk, std::forward<Fn>(fn));
-    else if (n > 0)
-      fn(std::int64_t{0}, n);
+    parallel_for_chunks(
+        n, min_chunk, [&](std::int64_t, std::int64_t begin, std::int64_t end) { fn(begin, end); });
   }
   // parallel_for with each chunk's index: fn(c, begin, end), c < num_chunks(n, min_chunk).
   template <class Fn>
   void parallel_for_chunks(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    if (session_.intra_op && session_.intra_op->num_threads() > 1)
+    if (session_.intra_op)
       session_.intra_op->parallel_for_chunks(n, min_chunk, std::forward<Fn>(fn));
     else if (n > 0)
       fn(std::int64_t{0}, std::int64_t{0}, n);
   }
   std::int64_t num_chunks(std::int64_t n, std::int64_t min_chunk) const {
-    if (session_.intra_op && session_.intra_op->num_threads() > 1)
-      return session_.intra_op->num_chunks(n, min_chunk);
+    if (session_.intra_op) return session_.intra_op->num_chunks(n, min_chunk);
     return n > 0 ? 1 : 0;
   }
   // How many threads parallel_for may use.

@@ -32,8 +32,9 @@ using MutableRowMajorMap =
 // session (tests, tools). KernelContext and ThreadPool are the other runners.
 struct SerialRunner {
   template <class Fn>
-  void parallel_for(std::int64_t n, std::int64_t, Fn&& fn) const {
-    if (n > 0) fn(std::int64_t{0}, n);
+  void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
+    parallel_for_chunks(
+        n, min_chunk, [&](std::int64_t, std::int64_t begin, std::int64_t end) { fn(begin, end); });
   }
   template <class Fn>
   void parallel_for_chunks(std::int64_t n, std::int64_t, Fn&& fn) const {
