@@ -10,9 +10,12 @@ thread count, and writes
                        the targets of the issue (met or missed, from the numbers) and how
                        each peer was configured
 
-and prints RESULTS.md. Python 3 standard library only.
+and prints RESULTS.md. The repetitions are spread over rounds: each round runs every
+executable in turn, and a figure is the median of all its repetitions, so that a slow
+spell of the machine does not fall on one implementation alone. Python 3 standard
+library only.
 
-  python3 bench/run.py [--build build-bench] [--repetitions 7] [--min-time 0.25]
+  python3 bench/run.py [--build build-bench] [--repetitions 7] [--rounds 2] [--min-time 0.25]
   python3 bench/run.py --report-only     # RESULTS.md again from results.json
 """
 
@@ -24,6 +27,7 @@ import os
 import platform
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -101,21 +105,29 @@ def benchmark_key(run_name):
 
 
 def parse_google_benchmark(doc):
-    medians, errors = {}, {}
+    """Every repetition's time per benchmark key, in ns, and the errors."""
+    samples, errors = {}, {}
     for b in doc.get("benchmarks", []):
         key = benchmark_key(b.get("run_name", b["name"]))
         if b.get("error_occurred"):
             errors[key] = b.get("error_message", "error")
             continue
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
-            medians[key] = b["real_time"] * TIME_UNITS[b.get("time_unit", "ns")]
-    return medians, errors
+        if b.get("run_type", "iteration") == "iteration":
+            samples.setdefault(key, []).append(
+                b["real_time"] * TIME_UNITS[b.get("time_unit", "ns")])
+    return samples, errors
 
 
-def run_executable(exe, args, env, out_json, bench_filter=None):
+def round_repetitions(total, rounds, r):
+    """Round r's share of `total` repetitions (the first rounds take the remainder)."""
+    return total // rounds + (1 if r < total % rounds else 0)
+
+
+def run_executable(exe, args, env, out_json, repetitions, bench_filter=None):
+    # The file gets every repetition; the console only the aggregates.
     cmd = [str(exe), f"--benchmark_out={out_json}", "--benchmark_out_format=json",
-           "--benchmark_format=json", f"--benchmark_repetitions={args.repetitions}",
-           "--benchmark_report_aggregates_only=true",
+           "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+           "--benchmark_display_aggregates_only=true",
            f"--benchmark_min_time={args.min_time}"]
     bench_filter = bench_filter or args.filter
     if bench_filter:
@@ -132,26 +144,26 @@ def run_executable(exe, args, env, out_json, bench_filter=None):
             doc = json.loads(proc.stdout)
         except json.JSONDecodeError:
             return {}, {exe.name: f"no JSON output (exit {proc.returncode})"}, {}
-    medians, errors = parse_google_benchmark(doc)
+    samples, errors = parse_google_benchmark(doc)
     if proc.returncode != 0:
         errors[exe.name] = f"exit status {proc.returncode}"
-    return medians, errors, doc.get("context", {})
+    return samples, errors, doc.get("context", {})
 
 
-def run_tf_peer(args, env, out_dir):
-    medians, errors, context = {}, {}, {}
+def run_tf_peer(args, env, out_dir, repetitions, round_index):
+    samples, errors, context = {}, {}, {}
     pattern = re.compile(args.filter) if args.filter else None
     # Only the workloads the filter can match (tf_peer.py runs whole workloads).
     names = [w for w, sizes, _, _ in WORKLOADS
              if pattern is None or any(pattern.search(f"{w}/tensorflow/{s}/{t}")
                                        for s in sizes for t in THREADS)]
     if not names:
-        return medians, errors, context
+        return samples, errors, context
     workloads = ",".join(names)
     for t in THREADS:
-        out_json = out_dir / f"tf_peer_{t}.json"
+        out_json = out_dir / f"tf_peer_{t}_round{round_index}.json"
         cmd = [sys.executable, str(BENCH / "tf_peer.py"), "--threads", str(t),
-               "--repetitions", str(args.repetitions), "--min-time", str(args.min_time),
+               "--repetitions", str(repetitions), "--min-time", str(args.min_time),
                "--workloads", workloads, "--out", str(out_json)]
         log(" ".join(cmd))
         start = time.monotonic()
@@ -161,11 +173,11 @@ def run_tf_peer(args, env, out_dir):
             errors[f"tf_peer.py --threads {t}"] = f"exit status {proc.returncode}"
             continue
         doc = json.loads(out_json.read_text())
-        medians.update(doc["medians"])
+        samples.update(doc["samples"])
         context = doc.get("context", {})
     if pattern is not None:
-        medians = {k: v for k, v in medians.items() if pattern.search(k)}
-    return medians, errors, context
+        samples = {k: v for k, v in samples.items() if pattern.search(k)}
+    return samples, errors, context
 
 
 # ------------------------------------------------------------------------------------------
@@ -295,7 +307,8 @@ FAIRNESS = """\
 ## Fairness: how each peer was configured
 
 - **Same work, same clock.** Every figure is the median over repetitions of the wall-clock
-  time of one run (Google Benchmark's real time; `time.perf_counter` for TensorFlow),
+  time of one run, the repetitions spread over rounds that each run every implementation
+  in turn (so that a slow spell of a shared machine does not fall on one of them alone) (Google Benchmark's real time; `time.perf_counter` for TensorFlow),
   inputs built once outside the timed loop, every run's result written to memory that
   the next run may reuse. Each C++ executable is compiled with the same flags
   (`-O2 -march=native`, GCC {gcc}).
@@ -382,8 +395,12 @@ def render(results, meta, contexts, errors):
     lines.append(f"- Peers: TensorFlow {v['tf']}, LibTorch {v['libtorch']}, OpenBLAS "
                  f"{v['openblas']}, Eigen {v['eigen']}; Google Benchmark {v['benchmark']}; "
                  f"GCC {v['gcc']}")
-    lines.append(f"- Medians of {meta['repetitions']} repetitions (epoch: 3), each at least "
-                 f"{meta['min_time']} s (epoch: one epoch). Command: `{meta['command']}`")
+    rounds = meta.get("rounds", 1)
+    lines.append(f"- Medians of {meta['repetitions']} repetitions (epoch: {3 * rounds}), each at "
+                 f"least {meta['min_time']} s (epoch: one epoch)"
+                 + (f", run in {rounds} rounds: each round runs every implementation in turn"
+                    if rounds > 1 else "")
+                 + f". Command: `{meta['command']}`")
     lines.append("- A cell reads `time (x)`: x = that implementation's time / symflow's time "
                  "at the same size and threads; above 1, symflow is faster.")
     lines.append("")
@@ -446,6 +463,7 @@ def machine_meta(args):
         "cores": os.cpu_count(),
         "load": load,
         "repetitions": args.repetitions,
+        "rounds": args.rounds,
         "min_time": args.min_time,
         "command": "python3 bench/run.py " + " ".join(sys.argv[1:]),
     }
@@ -456,6 +474,9 @@ def main():
     parser.add_argument("--build", default=str(ROOT / "build-bench"),
                         help="the CMake build directory with bench/ (default: build-bench)")
     parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="rounds the repetitions are spread over, each running every "
+                             "executable in turn (default: 2)")
     parser.add_argument("--min-time", type=float, default=0.25,
                         help="seconds each repetition runs at least")
     parser.add_argument("--filter", help="regex of benchmark keys to run (default: all)")
@@ -472,6 +493,8 @@ def main():
     args = parser.parse_args()
     if args.repetitions < 2:
         parser.error("--repetitions must be at least 2 (medians come from repetitions)")
+    if not 1 <= args.rounds <= args.repetitions:
+        parser.error("--rounds must be between 1 and --repetitions")
 
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -493,50 +516,67 @@ def main():
         return 0
 
     policies = [p.strip().upper() for p in args.omp_wait_policies.split(",") if p.strip()]
-    policy_of = {}
     raw_dir.mkdir(parents=True, exist_ok=True)
     start_cpu, start_wall = cpu_seconds(), time.monotonic()
-    results, errors, contexts = {}, {}, {}
-    for name in EXECUTABLES:
-        if (name == "bench_libtorch" and "libtorch" in skip) or \
-                (name == "bench_native" and "native" in skip):
-            continue
-        exe = Path(args.build) / "bench" / name
-        if name == "bench_symflow_cuda" and not gpu_present():
-            log("bench_symflow_cuda: no GPU here (nvidia-smi -L fails); not run")
-            continue
-        if not exe.exists():
-            errors[name] = f"not built ({exe} is missing)"
-            log(errors[name])
-            continue
-        if name not in OPENMP_EXECUTABLES:
-            medians, errs, ctx = run_executable(exe, args, bench_env(), raw_dir / f"{name}.json")
-        else:
-            # Each OpenMP peer in its best wait policy: the first policy for everything, the
-            # others again for the 2-thread benchmarks only (one thread never waits), and
-            # per benchmark the faster median is kept (and said in RESULTS.md).
-            medians, errs, ctx = {}, {}, {}
-            for i, policy in enumerate(policies):
-                m, e, c = run_executable(exe, args, bench_env(policy),
-                                         raw_dir / f"{name}_{policy.lower()}.json",
-                                         None if i == 0 else (args.filter or "/2/"))
-                for k, v in m.items():
-                    if i > 0 and not k.endswith("/2"):
-                        continue
-                    if k not in medians or v < medians[k]:
-                        medians[k] = v
-                        policy_of[k] = policy
-                errs.update(e)
-                ctx = ctx or c
-        results.update(medians)
-        errors.update(errs)
-        contexts[name.removeprefix("bench_")] = ctx
-    if "tensorflow" not in skip:
-        medians, errs, ctx = run_tf_peer(args, bench_env(), raw_dir)
-        results.update(medians)
-        errors.update(errs)
-        contexts["tensorflow"] = ctx
+    # (key, OpenMP policy or None) -> every repetition's time, over all rounds.
+    samples, errors, contexts = {}, {}, {}
 
+    def collect(found, policy=None, only_two_threads=False):
+        for k, v in found.items():
+            if not only_two_threads or k.endswith("/2"):
+                samples.setdefault((k, policy), []).extend(v)
+
+    for r in range(args.rounds):
+        reps = round_repetitions(args.repetitions, args.rounds, r)
+        log(f"round {r + 1} of {args.rounds}: {reps} repetitions")
+        for name in EXECUTABLES:
+            if (name == "bench_libtorch" and "libtorch" in skip) or \
+                    (name == "bench_native" and "native" in skip):
+                continue
+            exe = Path(args.build) / "bench" / name
+            if name == "bench_symflow_cuda" and not gpu_present():
+                if r == 0:
+                    log("bench_symflow_cuda: no GPU here (nvidia-smi -L fails); not run")
+                continue
+            if not exe.exists():
+                errors[name] = f"not built ({exe} is missing)"
+                log(errors[name])
+                continue
+            if name not in OPENMP_EXECUTABLES:
+                found, errs, ctx = run_executable(exe, args, bench_env(),
+                                                  raw_dir / f"{name}_round{r}.json", reps)
+                collect(found)
+            else:
+                # Each OpenMP peer in its best wait policy: the first policy for everything,
+                # the others again for the 2-thread benchmarks only (one thread never waits);
+                # per benchmark the faster median counts (and is said in RESULTS.md).
+                ctx = {}
+                errs = {}
+                for i, policy in enumerate(policies):
+                    found, e, c = run_executable(
+                        exe, args, bench_env(policy),
+                        raw_dir / f"{name}_{policy.lower()}_round{r}.json", reps,
+                        None if i == 0 else (args.filter or "/2/"))
+                    collect(found, policy, only_two_threads=i > 0)
+                    errs.update(e)
+                    ctx = ctx or c
+            errors.update(errs)
+            contexts[name.removeprefix("bench_")] = ctx
+        if "tensorflow" not in skip:
+            found, errs, ctx = run_tf_peer(args, bench_env(), raw_dir, reps, r)
+            collect(found)
+            errors.update(errs)
+            contexts["tensorflow"] = ctx
+
+    results, policy_of = {}, {}
+    for (k, policy), v in samples.items():
+        median = statistics.median(v)
+        if k not in results or median < results[k]:
+            results[k] = median
+            if policy is not None:
+                policy_of[k] = policy
+            else:
+                policy_of.pop(k, None)
     results = {k: round(results[k], 1) for k in sorted(results)}
     results_path.write_text(json.dumps(results, indent=1) + "\n")
     meta["policies"] = {k: policy_of[k] for k in results if k in policy_of}
