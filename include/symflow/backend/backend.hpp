@@ -25,6 +25,10 @@ class Backend {
   virtual MemorySpace memory_space() const { return MemorySpace::host; }
   // A zero-filled value in this backend's memory.
   virtual Value allocate(DType dtype, Dims dims) const { return Value(dtype, std::move(dims)); }
+  // The same for a kernel that writes every element: the contents may be left unset.
+  virtual Value allocate_for_overwrite(DType dtype, Dims dims) const {
+    return allocate(dtype, std::move(dims));
+  }
   // `v` (in this backend's memory) copied to the host, and a host value copied here.
   // A host backend returns the value itself.
   virtual Value to_host(const Value& v) const { return v; }

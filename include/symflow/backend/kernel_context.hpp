@@ -111,6 +111,13 @@ class KernelContext {
                                    : Value(dtype, std::move(dims));
     return outputs_[i];
   }
+  // An output the kernel then writes entirely, left unset where the backend allows.
+  Value& allocate_output_for_overwrite(std::size_t i, DType dtype, Dims dims) {
+    outputs_[i] = session_.backend
+                      ? session_.backend->allocate_for_overwrite(dtype, std::move(dims))
+                      : Value::for_overwrite(dtype, std::move(dims));
+    return outputs_[i];
+  }
   // The backend of the node's device (null: the host, outside a session).
   const Backend* backend() const { return session_.backend; }
   void set_output(std::size_t i, Value v) { outputs_[i] = std::move(v); }

@@ -84,6 +84,20 @@ class Value {
     data_ = owner_.get();
   }
 
+  // A value whose elements are left as the pool's block had them: for a kernel output
+  // that is written entirely (skips the zero fill, which for a large product or
+  // convolution costs a pass over memory).
+  static Value for_overwrite(DType dtype, Dims dims) {
+    if (dtype == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
+    check_dims(dims);
+    Value v;
+    v.dtype_ = dtype;
+    v.dims_ = std::move(dims);
+    v.owner_ = detail::allocate_aligned_for_overwrite(v.nbytes());
+    v.data_ = v.owner_.get();
+    return v;
+  }
+
   // Copies share the buffer; a moved-from value is empty (is_none()), never dangling.
   Value(const Value&) = default;
   Value& operator=(const Value&) = default;

@@ -279,7 +279,8 @@ SYMFLOW_CPU_KERNEL(conv2d_kernel) {
   const cpu::Conv2DGeometry g = kernel_conv_geometry(ctx, "Conv2D", in.dims(), filter.dims(), w);
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output(0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth});
+    Value& out = ctx.allocate_output_for_overwrite(0, in.dtype(),
+                                                   {g.batch, g.out_rows, g.out_cols, g.out_depth});
     cpu::conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(), out.data<T>());
   });
 }

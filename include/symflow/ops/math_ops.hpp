@@ -453,7 +453,7 @@ SYMFLOW_CPU_KERNEL(matmul_kernel) {
   visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (MatMulTypes::accepts<T>) {
-      Value& out = ctx.allocate_output(0, a.dtype(), {m, n});
+      Value& out = ctx.allocate_output_for_overwrite(0, a.dtype(), {m, n});
       cpu::matmul<T>(ctx, a, b, ta, tb, out);
     } else {
       unsupported_dtype(ctx, a.dtype());

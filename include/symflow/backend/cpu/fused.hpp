@@ -130,14 +130,6 @@ inline std::optional<BroadcastRun> broadcast_run(const Dims& in, const Dims& out
 
 namespace fused_detail {
 
-// An output buffer that the program overwrites entirely: no zero fill.
-inline Value uninitialized_value(DType dtype, const Dims& dims) {
-  const std::size_t bytes = static_cast<std::size_t>(num_elements(dims)) * dtype_size(dtype);
-  std::shared_ptr<void> owner = symflow::detail::allocate_aligned_for_overwrite(bytes);
-  void* p = owner.get();
-  return Value::wrap(dtype, dims, p, std::move(owner));
-}
-
 // Copies elements [start, start + len) of the broadcast view of `src` into `dst`.
 template <class T>
 void gather_block(const T* src, BroadcastRun run, std::int64_t start, std::int64_t len, T* dst) {
@@ -216,7 +208,7 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
     if (!step.def || !block_fn<T>(*step.def)) return false;
 
   for (int o = 0; o < p.num_outputs; ++o)
-    outputs[static_cast<std::size_t>(o)] = uninitialized_value(p.dtype, dims);
+    outputs[static_cast<std::size_t>(o)] = Value::for_overwrite(p.dtype, dims);  // all written
   if (n == 0) return true;
 
   // Everything a step needs per block, looked up once.
