@@ -16,7 +16,7 @@
 // pointwise products, cut at aligned rows, are too).
 //
 // The forward pass skips the patch matrix when the filter is small enough: the direct
-// kernel (conv_direct.hpp) reads the padded input rows in place, 1.9x faster than
+// kernel (register_tile.hpp) reads the padded input rows in place, 1.9x faster than
 // im2col + GEMM at 3x3x16 -> 32 with AVX-512 (docs/decisions.md).
 
 #include <Eigen/Core>
@@ -29,8 +29,8 @@
 #include <string_view>
 #include <vector>
 
-#include "symflow/backend/cpu/conv_direct.hpp"
 #include "symflow/backend/cpu/matmul.hpp"
+#include "symflow/backend/cpu/register_tile.hpp"
 
 namespace symflow::cpu {
 
@@ -245,20 +245,20 @@ void col2im(const Conv2DGeometry& g, const T* patches, std::int64_t p0, std::int
 // in L2 beside the input rows; there im2col + GEMM's cache blocking wins.
 template <class T>
 bool use_direct_conv(const Conv2DGeometry& g) {
-  if (!direct_conv::kAvailable || g.is_pointwise()) return false;
+  if (!tiles::kAvailable || g.is_pointwise()) return false;
   const std::int64_t block_bytes =
-      g.patch_size() * direct_conv::kBlock<T> * static_cast<std::int64_t>(sizeof(T));
+      g.patch_size() * tiles::kBlock<T> * static_cast<std::int64_t>(sizeof(T));
   return block_bytes <= 256 * 1024;
 }
 
-// conv2d_forward by direct_conv::tile. Output rows are split over the runner's threads;
-// each task copies the filter_rows input rows an output row reads, zero-padded, into a
-// window of its own, and sweeps it with register tiles.
+// conv2d_forward by register tiles of output pixels x channels. Output rows are split over the
+// runner's threads; each task copies the filter_rows input rows an output row reads, zero-padded,
+// into a window of its own, and sweeps it with register tiles.
 template <class T, class Runner>
 void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const T* input,
                            const T* filter, T* output) {
 #if defined(__GNUC__) || defined(__clang__)
-  namespace dc = direct_conv;
+  namespace dc = tiles;
   const std::int64_t block = dc::kBlock<T>;
   const std::int64_t channel_blocks = (g.out_depth + block - 1) / block;
   const std::int64_t filter_stride = channel_blocks * block;
@@ -271,7 +271,7 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
     std::fill(dst + g.out_depth, dst + filter_stride, T(0));
   }
   // A window row holds every column the tiles read, with the zero padding in place.
-  const std::int64_t tiles = (g.out_cols + dc::kPixels - 1) / dc::kPixels;
+  const std::int64_t tiles = (g.out_cols + dc::kRows - 1) / dc::kRows;
   const std::int64_t padded_cols =
       (g.out_cols - 1) * g.stride_cols + (g.filter_cols - 1) * g.dilation_cols + 1;
   const std::int64_t row_len = padded_cols * g.in_depth;
@@ -305,13 +305,18 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
           T* out_row = output + r * g.out_cols * g.out_depth;
           for (std::int64_t cb = 0; cb < channel_blocks; ++cb) {
             for (std::int64_t i = 0; i < tiles; ++i) {
-              const std::int64_t ow0 = i * dc::kPixels;
-              dc::tile_of<T>(
-                  static_cast<int>(std::min<std::int64_t>(dc::kPixels, g.out_cols - ow0)),
-                  window + ow0 * g.stride_cols * g.in_depth, tap_offset.data(), taps, g.in_depth,
-                  g.stride_cols * g.in_depth, packed.data() + cb * block, filter_stride,
-                  out_row + ow0 * g.out_depth + cb * block, g.out_depth,
-                  std::min(block, g.out_depth - cb * block));
+              const std::int64_t ow0 = i * dc::kRows;
+              const dc::TileArgs<T> args{window + ow0 * g.stride_cols * g.in_depth,
+                                         tap_offset.data(),
+                                         taps,
+                                         g.in_depth,
+                                         g.stride_cols * g.in_depth,
+                                         1,
+                                         packed.data() + cb * block,
+                                         filter_stride};
+              dc::tile_of<T>(static_cast<int>(std::min<std::int64_t>(dc::kRows, g.out_cols - ow0)),
+                             args, out_row + ow0 * g.out_depth + cb * block, g.out_depth,
+                             std::min(block, g.out_depth - cb * block), false);
             }
           }
         }

@@ -1,8 +1,10 @@
-// The direct convolution kernel (backend/cpu/conv_direct.hpp) against a plain
-// double-precision sum, over the geometries its tiles have edges in: strides,
-// dilations, VALID and SAME padding, rows narrower than a tile, channel counts that
-// end inside a channel block and ones that span several blocks; and the same for the
-// im2col path that large filters take.
+// The kernels built on register tiles (backend/cpu/register_tile.hpp) against plain
+// double-precision sums, at every edge a tile has: the direct convolution over
+// strides, dilations, VALID and SAME padding, rows narrower than a tile, channel counts
+// that end inside a channel block and ones that span several blocks (and the im2col
+// path that large filters take); the tiled matrix product over transposes, depths
+// that end inside a slice, and row and column counts off the tile sizes. Both run on
+// 1 and 3 threads and must give the same bits.
 
 #include <doctest/doctest.h>
 
@@ -14,9 +16,10 @@
 #include <vector>
 
 #include <symflow/backend/cpu/conv.hpp>
+#include <symflow/backend/cpu/matmul.hpp>
 #include <symflow/backend/thread_pool.hpp>
 
-namespace symflow_test_backend_conv_direct_test {
+namespace symflow_test_backend_register_tile_test {
 
 namespace {
 
@@ -129,6 +132,68 @@ TEST_CASE("Conv2D forward: a filter too large for the direct kernel goes through
   CHECK_FALSE(check_case<float>(c, 1e-5));
 }
 
+// detail::gemm::tiled (which gemm takes in AVX-512 builds; tested here at whatever
+// width this build has) against a double-precision product.
+template <class T>
+void check_tiled(std::int64_t m, std::int64_t k, std::int64_t n, bool transpose_a, bool transpose_b,
+                 double tolerance) {
+  INFO(m << "x" << k << "x" << n << " transpose_a " << transpose_a << " transpose_b "
+         << transpose_b);
+  std::mt19937 gen(static_cast<unsigned>(m * 31 + k * 7 + n));
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<T> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
+  for (T& v : a) v = T(dist(gen));
+  for (T& v : b) v = T(dist(gen));
+  auto at = [&](std::int64_t i, std::int64_t d) {
+    return double(a[static_cast<std::size_t>(transpose_a ? d * m + i : i * k + d)]);
+  };
+  auto bt = [&](std::int64_t d, std::int64_t j) {
+    return double(b[static_cast<std::size_t>(transpose_b ? j * k + d : d * n + j)]);
+  };
+  std::vector<T> one(static_cast<std::size_t>(m * n), T(-99)), three(one.size(), T(-99));
+  ThreadPool pool1(1), pool3(3);
+  cpu::detail::gemm::tiled<T>(PoolRunner{&pool1}, a.data(), b.data(), m, k, n, transpose_a,
+                              transpose_b, one.data());
+  cpu::detail::gemm::tiled<T>(PoolRunner{&pool3}, a.data(), b.data(), m, k, n, transpose_a,
+                              transpose_b, three.data());
+  double worst = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (std::int64_t d = 0; d < k; ++d) sum += at(i, d) * bt(d, j);
+      worst = std::max(worst, std::abs(double(one[static_cast<std::size_t>(i * n + j)]) - sum));
+    }
+  CHECK(worst <= tolerance * std::max<double>(1.0, double(k)));
+  CHECK(std::memcmp(one.data(), three.data(), one.size() * sizeof(T)) == 0);
+}
+
+TEST_CASE("Matrix product by register tiles: matches a plain sum at every tile edge") {
+  const std::int64_t block = cpu::detail::tiles::kBlock<float>;
+  const std::int64_t rows = cpu::detail::tiles::kRows;
+  const std::int64_t depth = cpu::detail::gemm::kDepth;
+  const std::int64_t shapes[][3] = {
+      {2, 3, block / 2},                 // the smallest product gemm sends here
+      {rows, depth, block},              // whole tiles, one slice
+      {rows + 1, depth + 1, block + 1},  // one past each
+      {3 * rows - 1, 2 * depth - 1, 3 * block - 1},
+      {64, 784, 256},  // the MLP's first layer
+      {97, 300, 70},   // several row blocks' worth of tiles
+      {1, 50, 40},     // a single row
+  };
+  for (const auto& s : shapes)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        check_tiled<float>(s[0], s[1], s[2], ta, tb, 1e-6);
+        check_tiled<double>(s[0], s[1], s[2], ta, tb, 1e-14);
+      }
+}
+
+TEST_CASE("Matrix product by register tiles: products spread over the threads by rows") {
+  // One panel of columns: the rows are what the tasks split.
+  check_tiled<float>(1000, 200, cpu::detail::tiles::kBlock<float> - 3, false, false, 1e-6);
+  check_tiled<float>(1000, 200, cpu::detail::tiles::kBlock<float>, true, true, 1e-6);
+}
+
 }  // namespace
 
-}  // namespace symflow_test_backend_conv_direct_test
+}  // namespace symflow_test_backend_register_tile_test

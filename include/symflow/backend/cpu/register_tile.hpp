@@ -1,0 +1,148 @@
+#pragma once
+// Register tiles: the inner kernel of the direct convolution (conv.hpp) and of the
+// products that go through tiled_gemm (matmul.hpp). A tile is Rows output rows x
+// kBlock output columns, kept in vector registers while it accumulates
+//
+//   out[r, c] (+)= sum over taps t, depth d of x[row_offset[t] + r * row_step + d * depth_step]
+//                                              * w[(t * depth + d) * w_stride + c]
+//
+// where w is packed so that the kBlock columns of a (t, d) are contiguous (zero past
+// the matrix's last column). A convolution's taps are the filter's (kh, kw) positions
+// over padded input rows; a matrix product has one tap and x = op(A).
+//
+// Each output is one sum in the order of (t, d), whatever tile, task or thread
+// computes it, so results are the same bits for any thread count. Built on the
+// compiler's vector extensions (GCC, Clang), at the widest vectors the build targets
+// (AVX-512, AVX or SSE2's 16 bytes).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace symflow::cpu::detail::tiles {
+
+#if defined(__GNUC__) || defined(__clang__)
+inline constexpr bool kAvailable = true;
+#else
+inline constexpr bool kAvailable = false;
+#endif
+
+#if defined(__AVX512F__)
+inline constexpr std::int64_t kVectorBytes = 64;
+#elif defined(__AVX__)
+inline constexpr std::int64_t kVectorBytes = 32;
+#else
+inline constexpr std::int64_t kVectorBytes = 16;
+#endif
+
+// Rows of a full tile, x kVectors vectors of columns. With the two w vectors and a
+// broadcast: 19 of AVX-512's 32 vector registers, 15 of the 16 that SSE2 and AVX have.
+#if defined(__AVX512F__)
+inline constexpr int kRows = 8;
+#else
+inline constexpr int kRows = 6;
+#endif
+inline constexpr int kVectors = 2;
+
+template <class T>
+inline constexpr std::int64_t kLanes = kVectorBytes / static_cast<std::int64_t>(sizeof(T));
+// Output columns per tile.
+template <class T>
+inline constexpr std::int64_t kBlock = kVectors* kLanes<T>;
+
+// Where x and w are, and what the tile sums over.
+template <class T>
+struct TileArgs {
+  const T* x;
+  const std::int64_t* row_offset;  // one per tap
+  std::int64_t taps, depth;
+  std::int64_t row_step, depth_step;
+  const T* w;
+  std::int64_t w_stride;
+};
+
+#if defined(__GNUC__) || defined(__clang__)
+// The tile's loops unrolled in full keep its accumulators in registers. (nvcc's front
+// end, which only parses this header in the CUDA backend, does not know the pragma.)
+#if defined(__CUDACC__)
+#define SYMFLOW_UNROLL(n)
+#else
+#define SYMFLOW_UNROLL_PRAGMA(text) _Pragma(#text)
+#define SYMFLOW_UNROLL(n) SYMFLOW_UNROLL_PRAGMA(GCC unroll n)
+#endif
+
+template <class T>
+struct Vector {
+  typedef T type __attribute__((vector_size(kVectorBytes)));
+};
+template <class T>
+using vec = typename Vector<T>::type;
+
+template <class T>
+inline vec<T> load(const T* p) {
+  vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// out[r * out_stride + c] for r < Rows, c < valid_columns; added to what out holds
+// when `accumulate`, else written over it.
+template <class T, int Rows>
+void tile(const TileArgs<T>& a, T* out, std::int64_t out_stride, std::int64_t valid_columns,
+          bool accumulate) {
+  using V = vec<T>;
+  V acc[Rows][kVectors];
+  for (int r = 0; r < Rows; ++r) {
+    if (!accumulate) {
+      SYMFLOW_UNROLL(4)
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = V{};
+    } else {
+      T lanes[kBlock<T>] = {};
+      std::copy_n(out + r * out_stride, valid_columns, lanes);
+      SYMFLOW_UNROLL(4)
+      for (int v = 0; v < kVectors; ++v) acc[r][v] = load(lanes + v * kLanes<T>);
+    }
+  }
+  for (std::int64_t t = 0; t < a.taps; ++t) {
+    const T* x = a.x + a.row_offset[t];
+    const T* w = a.w + t * a.depth * a.w_stride;
+    for (std::int64_t d = 0; d < a.depth; ++d, w += a.w_stride, x += a.depth_step) {
+      V wv[kVectors];
+      SYMFLOW_UNROLL(4)
+      for (int v = 0; v < kVectors; ++v) wv[v] = load(w + v * kLanes<T>);
+      SYMFLOW_UNROLL(16)
+      for (int r = 0; r < Rows; ++r) {
+        const T xv = x[r * a.row_step];
+        SYMFLOW_UNROLL(4)
+        for (int v = 0; v < kVectors; ++v) acc[r][v] += xv * wv[v];
+      }
+    }
+  }
+  for (int r = 0; r < Rows; ++r) {
+    T* o = out + r * out_stride;
+    if (valid_columns == kBlock<T>) {
+      std::memcpy(o, &acc[r][0], sizeof(acc[r]));
+    } else {
+      T lanes[kBlock<T>];
+      std::memcpy(lanes, &acc[r][0], sizeof(lanes));
+      std::copy_n(lanes, valid_columns, o);
+    }
+  }
+}
+
+// tile<T, rows> for a run-time rows in [1, kRows]: the last tile of a block computes
+// only the rows that are there.
+template <class T, int Rows = kRows>
+void tile_of(int rows, const TileArgs<T>& a, T* out, std::int64_t out_stride,
+             std::int64_t valid_columns, bool accumulate) {
+  if constexpr (Rows > 1) {
+    if (rows < Rows)
+      return tile_of<T, Rows - 1>(rows, a, out, out_stride, valid_columns, accumulate);
+  }
+  tile<T, Rows>(a, out, out_stride, valid_columns, accumulate);
+}
+#undef SYMFLOW_UNROLL
+#undef SYMFLOW_UNROLL_PRAGMA
+#endif
+
+}  // namespace symflow::cpu::detail::tiles
