@@ -307,9 +307,10 @@ FAIRNESS = """\
 ## Fairness: how each peer was configured
 
 - **Same work, same clock.** Every figure is the median over repetitions of the wall-clock
-  time of one run, the repetitions spread over rounds that each run every implementation
-  in turn (so that a slow spell of a shared machine does not fall on one of them alone) (Google Benchmark's real time; `time.perf_counter` for TensorFlow),
-  inputs built once outside the timed loop, every run's result written to memory that
+  time of one run (Google Benchmark's real time; `time.perf_counter` for TensorFlow).
+  The repetitions are spread over rounds that each run every implementation in turn, so
+  that a slow spell of a shared machine does not fall on one of them alone. Inputs are
+  built once outside the timed loop, and every run's result is written to memory that
   the next run may reuse. Each C++ executable is compiled with the same flags
   (`-O2 -march=native`, GCC {gcc}).
 - **OpenMP wait policy.** The peers that thread with OpenMP (Eigen, LibTorch) run once
@@ -323,7 +324,9 @@ FAIRNESS = """\
   independent heavy branches, so only `branches/symflow` uses `t`, and
   `branches/symflow_serial` shows the same graph with 1), inputs fed through placeholders
   and a fresh `Value` returned by every run (what a user gets); `symflow_unfused` is the
-  same with `do_fusion = false`.
+  same with `do_fusion = false`. Built with `-march=native` for an AVX-512 machine,
+  symflow's matrix products and forward convolution run on its own register tiles,
+  not on Eigen's GEMM (docs/decisions.md says when and why).
 - **TensorFlow {tf}** (pip's `tensorflow-cpu`): `tf.compat.v1` graph mode, eager execution
   disabled, `Session.run` with `feed_dict` from Python, exactly as a TF1 program runs it;
   `ConfigProto(intra_op_parallelism_threads=t, inter_op_parallelism_threads=t)`, one
