@@ -258,8 +258,8 @@ template <class T, class Runner>
 void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const T* input,
                            const T* filter, T* output) {
 #if defined(__GNUC__) || defined(__clang__)
-  namespace dc = tiles;
-  const std::int64_t block = dc::kBlock<T>;
+  namespace tl = tiles;
+  const std::int64_t block = tl::kBlock<T>;
   const std::int64_t channel_blocks = (g.out_depth + block - 1) / block;
   const std::int64_t filter_stride = channel_blocks * block;
   const std::int64_t k = g.patch_size();
@@ -271,7 +271,7 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
     std::fill(dst + g.out_depth, dst + filter_stride, T(0));
   }
   // A window row holds every column the tiles read, with the zero padding in place.
-  const std::int64_t tiles = (g.out_cols + dc::kRows - 1) / dc::kRows;
+  const std::int64_t row_tiles = (g.out_cols + tl::kRows - 1) / tl::kRows;
   const std::int64_t padded_cols =
       (g.out_cols - 1) * g.stride_cols + (g.filter_cols - 1) * g.dilation_cols + 1;
   const std::int64_t row_len = padded_cols * g.in_depth;
@@ -304,9 +304,9 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
           }
           T* out_row = output + r * g.out_cols * g.out_depth;
           for (std::int64_t cb = 0; cb < channel_blocks; ++cb) {
-            for (std::int64_t i = 0; i < tiles; ++i) {
-              const std::int64_t ow0 = i * dc::kRows;
-              const dc::TileArgs<T> args{window + ow0 * g.stride_cols * g.in_depth,
+            for (std::int64_t i = 0; i < row_tiles; ++i) {
+              const std::int64_t ow0 = i * tl::kRows;
+              const tl::TileArgs<T> args{window + ow0 * g.stride_cols * g.in_depth,
                                          tap_offset.data(),
                                          taps,
                                          g.in_depth,
@@ -314,7 +314,7 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
                                          1,
                                          packed.data() + cb * block,
                                          filter_stride};
-              dc::tile_of<T>(static_cast<int>(std::min<std::int64_t>(dc::kRows, g.out_cols - ow0)),
+              tl::tile_of<T>(static_cast<int>(std::min<std::int64_t>(tl::kRows, g.out_cols - ow0)),
                              args, out_row + ow0 * g.out_depth + cb * block, g.out_depth,
                              std::min(block, g.out_depth - cb * block), false);
             }
