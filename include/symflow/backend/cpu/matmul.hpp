@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "symflow/backend/cpu/register_tile.hpp"
 #include "symflow/backend/kernel_context.hpp"
@@ -89,7 +90,8 @@ inline std::int64_t largest_chunk(std::int64_t units, std::int64_t unit, std::in
 
 // Products go through tiled() rather than Eigen in builds for AVX-512, where Eigen
 // 3.4's kernel (48 x 4 floats) reaches about 170 GFLOPS on the bench machine and the
-// register tiles (8 x 32) 200-220; with AVX2 or SSE2 the two are even and Eigen stays.
+// register tiles (8 x 32) 200-220; built for AVX2 or SSE2 the tiles are not faster
+// (0.82-1.02x Eigen's speed), so Eigen stays.
 #if defined(__AVX512F__)
 inline constexpr bool kTiled = tiles::kAvailable;
 #else
@@ -195,6 +197,14 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
 template <class T, class Runner>
 void gemm(const Runner& runner, const T* a, const T* b, std::int64_t m, std::int64_t k,
           std::int64_t n, bool transpose_a, bool transpose_b, T* out) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    // Integer products wrap around, as TensorFlow's do: computed on the unsigned type of
+    // the same width (defined wrap-around, the same bits), never by signed overflow.
+    using U = std::make_unsigned_t<T>;
+    gemm<U>(runner, reinterpret_cast<const U*>(a), reinterpret_cast<const U*>(b), m, k, n,
+            transpose_a, transpose_b, reinterpret_cast<U*>(out));
+    return;
+  }
   RowMajorMap<T> ma(a, transpose_a ? k : m, transpose_a ? m : k);
   RowMajorMap<T> mb(b, transpose_b ? n : k, transpose_b ? k : n);
   MutableRowMajorMap<T> mo(out, m, n);
