@@ -89,8 +89,8 @@ inline std::int64_t largest_chunk(std::int64_t units, std::int64_t unit, std::in
 }
 
 // Products go through tiled() rather than Eigen in builds for AVX-512, where Eigen
-// 3.4's kernel (48 x 4 floats) reaches about 170 GFLOPS on the bench machine and the
-// register tiles (8 x 32) 200-220; built for AVX2 or SSE2 the tiles are not faster
+// 3.4's kernel (48 x 4 floats) reaches 150-170 GFLOPS on the bench machine and the
+// register tiles (8 x 32) 190-220; built for AVX2 or SSE2 the tiles are not faster
 // (0.82-1.02x Eigen's speed), so Eigen stays.
 #if defined(__AVX512F__)
 inline constexpr bool kTiled = tiles::kAvailable;
