@@ -4,9 +4,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <symflow/symflow.hpp>
@@ -79,7 +82,7 @@ TEST_CASE("runtime/fusion: the benchmark chain is one cluster with the unfused b
   auto diff = twice - a;
   auto b1 = b + 1;
   auto y = diff / b1;
-  // 1300 elements: two full blocks of 512 and a partial one.
+  // 1300 elements: ten full blocks of 128 and a partial one.
   tf::FeedDict feeds{{a, random_value<float>({1300}, 1)},
                      {b, random_value<float>({1300}, 2)},
                      {c, random_value<float>({1300}, 3)}};
@@ -136,7 +139,7 @@ TEST_CASE("runtime/fusion: a large cluster split over intra-op threads keeps the
   const auto& [m, row, col, s] = in;
   auto t = m * row + s;  // fetched: an output of the cluster as well as an intermediate
   auto y = tf::maximum(t - tf::exp(row), col) / tf::abs(col + 1.5f);
-  // 601 x 517: 607 blocks of 512, the last one partial, far above one thread's share.
+  // 601 x 517: 2428 blocks of 128, the last one partial, far above one thread's share.
   const tf::FeedDict feeds = in.feeds(601, 517, 11, -0.25f);
   tf::Session unfused(g, kUnfused);
   const auto want = unfused.run({t, y}, feeds);
@@ -333,6 +336,92 @@ TEST_CASE("runtime/fusion: large outputs are recycled only once nothing holds th
   tf::Value third = sess.run(y, {{x, tf::Value::filled<float>({n}, 3.0f)}});
   CHECK(third == tf::Value::filled<float>({n}, 8.0f));
   CHECK(second == tf::Value::filled<float>({n}, 6.0f));
+}
+
+TEST_CASE("runtime/fusion: every pair of arithmetic steps keeps the unfused bits") {
+  // outer(inner(x, y), z) and outer(z, inner(x, y)) for the four ops that pair
+  // (backend/cpu/fused_pairs.hpp), over full blocks and a partial one.
+  using Op = std::function<tf::Output(tf::Output, tf::Output)>;
+  const std::vector<std::pair<std::string, Op>> ops{
+      {"add", [](tf::Output a, tf::Output b) { return a + b; }},
+      {"sub", [](tf::Output a, tf::Output b) { return a - b; }},
+      {"mul", [](tf::Output a, tf::Output b) { return a * b; }},
+      {"div", [](tf::Output a, tf::Output b) { return a / b; }}};
+  for (const auto& [outer_name, outer] : ops) {
+    for (const auto& [inner_name, inner] : ops) {
+      for (int pos : {0, 1}) {
+        CAPTURE(outer_name);
+        CAPTURE(inner_name);
+        CAPTURE(pos);
+        tf::Graph g;
+        auto guard = g.as_default();
+        auto x = tf::placeholder<float>({-1}, "x");
+        auto y = tf::placeholder<float>({-1}, "y");
+        auto z = tf::placeholder<float>({-1}, "z");
+        const tf::Output t = inner(x, y);
+        const tf::Output out = pos == 0 ? outer(t, z) : outer(z, t);
+        const tf::FeedDict feeds{{x, random_value<float>({300}, 21)},
+                                 {y, random_value<float>({300}, 22)},
+                                 {z, random_value<float>({300}, 23)}};
+        tf::Session sess(g);
+        REQUIRE(sess.fused_clusters({out}, feeds).size() == 1);
+        run_both(g, {out}, feeds);
+      }
+    }
+  }
+}
+
+namespace {
+
+// The loops the CPU's fused kernel runs for the first cluster of `fetches`.
+std::vector<tf::cpu::fused_detail::BlockOp<float>> block_program(
+    const tf::Graph& g, const std::vector<std::optional<tf::TensorRef>>& fetches,
+    const std::vector<tf::TensorRef>& feeds, int* buffers = nullptr) {
+  tf::Plan plan = tf::detail::make_plan(g.state(), fetches, {}, feeds, tf::cpu::run_fused);
+  REQUIRE(plan.fusion.clusters.size() == 1);
+  tf::cpu::fused_detail::Workspace<float> w;
+  const int n = tf::cpu::fused_detail::plan_block_program(plan.fusion.clusters[0].program, w);
+  if (buffers) *buffers = n;
+  return w.ops;
+}
+
+}  // namespace
+
+TEST_CASE("runtime/fusion: the CPU kernel runs a step read once with its reader") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto a = tf::placeholder<float>({-1}, "a");
+  auto b = tf::placeholder<float>({-1}, "b");
+  auto c = tf::placeholder<float>({-1}, "c");
+  // The benchmark chain: mul into add, mul_1 into sub, and add_1 into truediv, which
+  // reads sub too: three loops, none of them leaving a value in a block buffer.
+  auto y = ((a * b + c) * 2 - a) / (b + 1);
+  int buffers = -1;
+  auto ops = block_program(g, {y.ref()}, {a.ref(), b.ref(), c.ref()}, &buffers);
+  CHECK(ops.size() == 3);
+  for (const auto& op : ops) CHECK(op.num_args == 3);
+  CHECK(buffers == 2);  // add's and sub's results; truediv writes the output
+
+  // A result read twice (t * t) stays a step of its own, and so does a fetched one.
+  auto t = a - b;
+  auto sq = t * t + c;
+  ops = block_program(g, {sq.ref()}, {a.ref(), b.ref(), c.ref()});
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].num_args == 2);  // t
+  CHECK(ops[1].num_args == 3);  // t * t, then + c
+  auto u = a * c;
+  auto v = u + b;
+  CHECK(block_program(g, {v.ref()}, {a.ref(), b.ref(), c.ref()}).size() == 1);
+  CHECK(block_program(g, {u.ref(), v.ref()}, {a.ref(), b.ref(), c.ref()}).size() == 2);
+
+  // An op that does not pair (Maximum) runs alone, and so does a unary one.
+  auto m = tf::maximum(a * b, c) + tf::exp(c);
+  ops = block_program(g, {m.ref()}, {a.ref(), b.ref(), c.ref()});
+  CHECK(ops.size() == 4);  // a * b, Maximum, Exp, the sum
+  run_both(g, {y, sq, m, u, v},
+           {{a, random_value<float>({1000}, 31)},
+            {b, random_value<float>({1000}, 32)},
+            {c, random_value<float>({1000}, 33)}});
 }
 
 TEST_CASE("runtime/fusion: an op that needs equal shapes keeps its error inside a cluster") {

@@ -2,7 +2,7 @@
 // The CPU backend: kernels on Eigen and plain loops over host Values.
 
 #include "symflow/backend/backend.hpp"
-#include "symflow/backend/cpu/fused.hpp"
+#include "symflow/backend/cpu/fused_kernel.hpp"
 
 namespace symflow {
 

@@ -1,34 +1,28 @@
 #pragma once
-// Fused elementwise clusters on the CPU. A cluster (found by runtime/fusion.hpp) is
-// a small program: steps that each apply one elementwise op. It runs in one pass
-// over the output, block by block: every step is a tight loop over block-sized
-// scratch arrays that stay in L1, so no full-size intermediate is ever written.
-// Each element goes through the same op calls, in the same order, as the
-// node-by-node kernels, so results are equal bit for bit.
+// The pieces of the CPU's fused kernel (fused_kernel.hpp runs the clusters): the loop
+// of each elementwise op over one block of elements (its ElementwiseDef), and how an
+// input that broadcasts is read block by block.
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
-#include <span>
-#include <utility>
-#include <vector>
+#include <type_traits>
 
-#include "symflow/backend/fused_program.hpp"
-#include "symflow/backend/thread_pool.hpp"
-#include "symflow/core/buffer_pool.hpp"
 #include "symflow/core/value.hpp"
+#include "symflow/graph/op_def.hpp"
 
 namespace symflow {
 
 namespace cpu {
 
-// Elements per block: 2 KiB of float32 scratch per buffer (4 KiB of float64).
-inline constexpr std::int64_t kFusedBlock = 512;
+// Elements per block: 256 bytes of float32 scratch per buffer (512 of float64). Small
+// blocks keep the loads of the inputs, which miss the caches, close to the arithmetic
+// of the steps, which hits L1, so that out-of-order execution overlaps the two; with
+// 2 KiB blocks a 16M-float chain ran 1.6x slower (docs/performance.md).
+inline constexpr std::int64_t kFusedBlock = 128;
 // The fewest blocks an intra-op thread takes (64K elements): below that, a second
 // thread costs more than it saves on memory-bound loops.
-inline constexpr std::int64_t kFusedMinBlocksPerTask = 128;
+inline constexpr std::int64_t kFusedMinBlocksPerTask = 512;
 
 // The compiler vectorises the loop whose trip count is the constant block size
 // (GCC's -O2 cost model only vectorises loops that need no scalar epilogue); the
@@ -71,6 +65,10 @@ inline bool cpu_has_avx2() {
 }
 #endif
 #undef SYMFLOW_FUSED_BLOCK_LOOP_BODY
+
+// A step's loop over one block: out[k] = op(in[0][k], ...) for k < n.
+template <class T>
+using BlockFn = void (*)(const T* const*, T*, std::int64_t);
 
 template <class Fn, class T>
 void elementwise_block(const T* const* in, T* out, std::int64_t n) {
@@ -152,9 +150,6 @@ void gather_block(const T* src, BroadcastRun run, std::int64_t start, std::int64
 }
 
 template <class T>
-using BlockFn = void (*)(const T* const*, T*, std::int64_t);
-
-template <class T>
 BlockFn<T> block_fn(const ElementwiseDef& def) {
   if constexpr (std::is_same_v<T, float>)
     return def.block_f32;
@@ -162,135 +157,7 @@ BlockFn<T> block_fn(const ElementwiseDef& def) {
     return def.block_f64;
 }
 
-template <class T>
-bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Dims& dims,
-                  std::span<Value> outputs, ThreadPool* pool) {
-  const std::int64_t n = num_elements(dims);
-  enum class Mode { full, constant, gather };
-  struct Source {
-    const T* data = nullptr;
-    BroadcastRun run;
-    Mode mode = Mode::full;
-    int scratch = -1;
-  };
-  // Per-call bookkeeping in buffers this thread keeps (a steady run allocates
-  // nothing); a call never re-enters itself.
-  struct Op {
-    BlockFn<T> fn;
-    std::size_t first_arg, num_args;
-    T* out;       // its output's first element, or null
-    int scratch;  // else its block buffer
-  };
-  struct Workspace {
-    std::vector<Source> sources;
-    std::vector<std::size_t> arg_ids;
-    std::vector<Op> ops;
-  };
-  thread_local Workspace w;
-  std::vector<Source>& sources = w.sources;
-  sources.assign(static_cast<std::size_t>(p.num_inputs), Source{});
-  int num_scratch = p.num_scratch;
-  for (std::size_t e = 0; e < sources.size(); ++e) {
-    if (inputs[e].dtype() != p.dtype) return false;
-    auto run = broadcast_run(inputs[e].dims(), dims);
-    if (!run) return false;
-    Source& s = sources[e];
-    s.data = inputs[e].data<T>();
-    s.run = *run;
-    if (run->mid * run->inner == n && run->inner == 1) {
-      s.mode = Mode::full;  // read in place
-    } else {
-      s.mode = run->mid == 1 ? Mode::constant : Mode::gather;
-      s.scratch = num_scratch++;
-    }
-  }
-  for (const FusedStep& step : p.steps)
-    if (!step.def || !block_fn<T>(*step.def)) return false;
-
-  for (int o = 0; o < p.num_outputs; ++o)
-    outputs[static_cast<std::size_t>(o)] = Value::for_overwrite(p.dtype, dims);  // all written
-  if (n == 0) return true;
-
-  // Everything a step needs per block, looked up once.
-  std::vector<std::size_t>& arg_ids = w.arg_ids;
-  arg_ids.clear();
-  std::size_t max_args = 0;
-  for (const FusedStep& step : p.steps) {
-    for (int a : step.args) arg_ids.push_back(static_cast<std::size_t>(a));
-    max_args = std::max(max_args, step.args.size());
-  }
-
-  std::vector<Op>& ops = w.ops;
-  ops.clear();
-  std::size_t first_arg = 0;
-  for (const FusedStep& step : p.steps) {
-    Op op{block_fn<T>(*step.def), first_arg, step.args.size(), nullptr, step.scratch};
-    if (step.scratch < 0)
-      op.out = outputs[static_cast<std::size_t>(step.output)].template data<T>();
-    first_arg += step.args.size();
-    ops.push_back(op);
-  }
-
-  // Blocks [b0, b1), with block buffers of their own: the blocks are split over the
-  // intra-op threads, and every element is computed as on one thread.
-  const std::size_t block = static_cast<std::size_t>(kFusedBlock);
-  const std::size_t num_operands = sources.size() + p.steps.size();
-  const std::int64_t blocks = (n + kFusedBlock - 1) / kFusedBlock;
-  const bool split = pool && blocks >= 2 * kFusedMinBlocksPerTask;
-  const std::size_t tasks =
-      split ? static_cast<std::size_t>(pool->num_chunks(blocks, kFusedMinBlocksPerTask)) : 1;
-  // Every task's buffers in one piece, taken before the split (see num_chunks).
-  const std::size_t scratch_size = static_cast<std::size_t>(num_scratch) * block;
-  const std::size_t args_size = std::max<std::size_t>(1, max_args);
-  symflow::detail::PooledArray<T> all_scratch(tasks * scratch_size);
-  symflow::detail::PooledArray<const T*> all_pointers(tasks * (num_operands + args_size));
-  auto run_blocks = [&](std::int64_t task, std::int64_t b0, std::int64_t b1) {
-    T* scratch = all_scratch.data() + static_cast<std::size_t>(task) * scratch_size;
-    const T** operand =
-        all_pointers.data() + static_cast<std::size_t>(task) * (num_operands + args_size);
-    const T** args = operand + num_operands;
-    auto buffer = [&](int i) { return scratch + static_cast<std::size_t>(i) * block; };
-    for (const Source& s : sources)  // a broadcast scalar is the same block every time
-      if (s.mode == Mode::constant) std::fill_n(buffer(s.scratch), block, s.data[0]);
-    for (std::int64_t b = b0; b < b1; ++b) {
-      const std::int64_t start = b * kFusedBlock;
-      const std::int64_t len = std::min(kFusedBlock, n - start);
-      for (std::size_t e = 0; e < sources.size(); ++e) {
-        const Source& s = sources[e];
-        if (s.mode == Mode::full) {
-          operand[e] = s.data + start;
-        } else {
-          if (s.mode == Mode::gather) gather_block(s.data, s.run, start, len, buffer(s.scratch));
-          operand[e] = buffer(s.scratch);
-        }
-      }
-      for (std::size_t j = 0; j < ops.size(); ++j) {
-        const Op& op = ops[j];
-        for (std::size_t a = 0; a < op.num_args; ++a) args[a] = operand[arg_ids[op.first_arg + a]];
-        T* out = op.out ? op.out + start : buffer(op.scratch);
-        op.fn(args, out, len);
-        operand[sources.size() + j] = out;
-      }
-    }
-  };
-  if (split)
-    pool->parallel_for_chunks(blocks, kFusedMinBlocksPerTask, run_blocks);
-  else
-    run_blocks(0, 0, blocks);
-  return true;
-}
-
 }  // namespace fused_detail
-
-// The CPU's FusedKernelFn: float32 and float64 programs.
-inline bool run_fused(const FusedProgram& program, std::span<const Value> inputs, const Dims& dims,
-                      std::span<Value> outputs, ThreadPool* pool = nullptr) {
-  if (program.dtype == DType::float32)
-    return fused_detail::run_fused_as<float>(program, inputs, dims, outputs, pool);
-  if (program.dtype == DType::float64)
-    return fused_detail::run_fused_as<double>(program, inputs, dims, outputs, pool);
-  return false;
-}
 
 }  // namespace cpu
 }  // namespace symflow
