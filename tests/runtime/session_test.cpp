@@ -1,6 +1,9 @@
 // Session::run: fetches, feeds, pruning, errors, the default session.
 #include <doctest/doctest.h>
 
+#include <cstddef>
+#include <vector>
+
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_runtime_session_test {
@@ -241,6 +244,30 @@ TEST_CASE("runtime/session: fetched values never alias the graph's constants") {
   // One tensor fetched twice still comes back as one buffer.
   auto both = sess.run({c, c});
   CHECK(both[0].shares_buffer_with(both[1]));
+}
+
+TEST_CASE("runtime/plans: a plan keeps each Const's value for its runs to output") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>({2}, "x");
+  auto c = tf::constant<float>({10, 20}, "c");
+  auto y = tf::add(x, c, "y");
+  const tf::Plan plan = tf::detail::make_plan(g.state(), {y.ref()}, {}, {x.ref()});
+  REQUIRE(plan.constants.size() == plan.order.size());
+  int constants = 0;
+  for (std::size_t step = 0; step < plan.order.size(); ++step) {
+    const bool is_const = plan.order[step] == c.op().id();
+    CHECK(plan.constants[step].is_none() == !is_const);
+    if (is_const) {
+      CHECK(plan.constants[step].to_vector<float>() == std::vector<float>{10, 20});
+      ++constants;
+    }
+  }
+  CHECK(constants == 1);
+  tf::Session sess(g);
+  for (int run = 0; run < 3; ++run)
+    CHECK(sess.run(y, {{x, tf::Value{1.0f, 2.0f}}}).to_vector<float>() ==
+          std::vector<float>{11, 22});
 }
 
 TEST_CASE("session/fetch: two views of one constant keep their own shapes") {

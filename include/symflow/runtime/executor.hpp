@@ -410,6 +410,13 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       inputs_read(step);
       return;
     }
+    if (!plan.constants.empty() && !plan.constants[step].is_none() &&
+        backend_of(step).kernel(*node.def) == node.def->cpu_kernel) {
+      // What the CPU's Const kernel would output, without a KernelContext or the attr
+      // lookup: a graph of small ops spends a good part of each run on its constants.
+      slots[plan.output_slot[step]].value = plan.constants[step];
+      return;
+    }
     const std::size_t n_in = node.inputs.size();
     for (std::size_t i = 0; i < n_in; ++i) {
       TensorSlot& in = input_slot(step, i);

@@ -11,8 +11,10 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <variant>
 #include <vector>
 
+#include "symflow/core/value.hpp"
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/fusion.hpp"
 #include "symflow/runtime/schedule.hpp"
@@ -30,6 +32,9 @@ struct Plan {
   Fusion fusion;
   // The device (an index into the session's devices) of each step; empty: all on 0.
   std::vector<std::uint8_t> device_of_step;
+  // For each step that is a Const, its value (sharing the attr's buffer), else none: on
+  // a device that runs the CPU's Const kernel, the executor outputs it without a call.
+  std::vector<Value> constants;
 
   // The same, as indices into one run's dense array of tensor slots, so that a run
   // looks nothing up: step s's outputs are slots output_slot[s], output_slot[s] + 1,
@@ -118,6 +123,14 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   if (devices.place) plan.device_of_step = devices.place(plan.order);
   plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, devices.fused_kernels,
                               plan.device_of_step);
+
+  plan.constants.resize(plan.order.size());
+  for (std::size_t step = 0; step < plan.order.size(); ++step) {
+    const Node& n = g.node(plan.order[step]);
+    if (!n.def || n.def->type != "Const" || !n.inputs.empty()) continue;
+    if (auto it = n.attrs.find("value"); it != n.attrs.end())
+      if (const Value* v = std::get_if<Value>(&it->second)) plan.constants[step] = *v;
+  }
 
   plan.num_nodes = g.nodes.size();
   // Dense slots: every output of every step, then one per fed tensor.
