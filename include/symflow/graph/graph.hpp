@@ -150,7 +150,9 @@ class Graph {
     state_->collections[std::string(key)].push_back(t.ref());
   }
   void add_to_collection(std::string_view key, std::string value) {
-    state_->collections[std::string(key)].push_back(std::move(value));
+    // In place: moving a temporary variant trips a false -Wmaybe-uninitialized in GCC 12.
+    state_->collections[std::string(key)].emplace_back(std::in_place_type<std::string>,
+                                                       std::move(value));
   }
   void add_to_collection(std::string_view key, const char* value) {
     add_to_collection(key, std::string(value));
