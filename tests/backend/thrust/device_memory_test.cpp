@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include <thrust/count.h>
+#include <thrust/copy.h>
 #include <thrust/fill.h>
 
 #include <symflow/backend/thrust/device_memory.cuh>
@@ -55,9 +55,13 @@ void fill(const std::shared_ptr<void>& block, std::size_t n, unsigned char value
   auto p = thrust::device_pointer_cast(static_cast<unsigned char*>(block.get()));
   thrust::fill_n(thrust::device, p, n, value);
 }
+// Counted on the host: thrust::count's reduction on the OpenMP system binds a null
+// reference inside CCCL (thrust/detail/reference.h), which UBSan builds reject.
 std::size_t count(const std::shared_ptr<void>& block, std::size_t n, unsigned char value) {
   auto p = thrust::device_pointer_cast(static_cast<unsigned char*>(block.get()));
-  return static_cast<std::size_t>(thrust::count(thrust::device, p, p + n, value));
+  std::vector<unsigned char> host(n);
+  thrust::copy_n(p, n, host.begin());
+  return static_cast<std::size_t>(std::count(host.begin(), host.end(), value));
 }
 
 // The ResourceExhaustedError `allocate(bytes)` throws, or nothing when it does not.
