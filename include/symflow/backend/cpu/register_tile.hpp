@@ -1,6 +1,6 @@
 #pragma once
 // Register tiles: the inner kernel of the direct convolution (conv.hpp) and of the
-// products that go through tiled_gemm (matmul.hpp). A tile is Rows output rows x
+// products that go through detail::gemm::tiled (matmul.hpp). A tile is Rows output rows x
 // kBlock output columns, kept in vector registers while it accumulates
 //
 //   out[r, c] (+)= sum over taps t, depth d of x[row_offset[t] + r * row_step + d * depth_step]
