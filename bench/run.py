@@ -184,10 +184,20 @@ def run_tf_peer(args, env, out_dir, repetitions, round_index):
 # Reporting
 # ------------------------------------------------------------------------------------------
 def cpu_model():
+    """The CPU's model name, with its family and model numbers: a cloud VM's name (e.g.
+    "AMD EPYC") can stand for generations whose AVX-512 runs at different widths."""
     try:
+        fields = {}
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("model name", "cpu family", "model") and key not in fields:
+                fields[key] = value.strip()
+        if "model name" in fields:
+            numbers = ""
+            if "cpu family" in fields and "model" in fields:
+                numbers = f" (family {fields['cpu family']}, model {fields['model']})"
+            return fields["model name"] + numbers
     except OSError:
         pass
     return platform.processor() or "unknown CPU"
