@@ -23,15 +23,12 @@
 
 namespace symflow::cpu {
 
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+// g++, and nvcc's host pass through it.
+#if defined(__GNUC__) && !defined(__clang__)
 #define SYMFLOW_NO_FP_CONTRACT __attribute__((optimize("fp-contract=off")))
-#define SYMFLOW_FUSED_PAIRS 1
-#elif defined(__clang__) && !defined(__CUDACC__)
+#else
 #define SYMFLOW_NO_FP_CONTRACT
-#define SYMFLOW_FUSED_PAIRS 1
 #endif
-
-#if defined(SYMFLOW_FUSED_PAIRS)
 
 namespace pair_detail {
 
@@ -152,16 +149,6 @@ BlockFn<T> fused_pair(const ElementwiseDef* outer, const ElementwiseDef* inner, 
     return fused_pair_f64(outer, inner, pos);
 }
 
-#else  // no pair kernels (nvcc's host pass): every step runs on its own
-
-template <class T>
-BlockFn<T> fused_pair(const ElementwiseDef*, const ElementwiseDef*, int) {
-  return nullptr;
-}
-
-#endif
-
 #undef SYMFLOW_NO_FP_CONTRACT
-#undef SYMFLOW_FUSED_PAIRS
 
 }  // namespace symflow::cpu
