@@ -5,7 +5,9 @@
 // L1; two steps that pair (fused_pairs.hpp) run as one loop with the link between them
 // in a register. No full-size intermediate is ever written, and every element goes
 // through the same op calls, in the same order, as the node-by-node kernels, so the
-// results are equal bit for bit.
+// results are equal bit for bit. A run that touches more memory than the last-level
+// cache holds streams its outputs past the caches (streaming_store.hpp): each output
+// block is made in a block buffer, then copied out with streaming stores.
 
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +17,7 @@
 
 #include "symflow/backend/cpu/fused.hpp"
 #include "symflow/backend/cpu/fused_pairs.hpp"
+#include "symflow/backend/cpu/streaming_store.hpp"
 #include "symflow/backend/fused_program.hpp"
 #include "symflow/backend/thread_pool.hpp"
 #include "symflow/core/buffer_pool.hpp"
@@ -34,6 +37,7 @@ struct BlockOp {
   int output = -1;   // index among the program's outputs, or -1 ...
   int scratch = -1;  // ... and then its block buffer
   T* out = nullptr;  // the output's first element
+  int stage = -1;    // when streaming: the block buffer an output is made in
 };
 
 // Per-call bookkeeping in buffers this thread keeps, so a steady run allocates
@@ -44,6 +48,14 @@ struct Workspace {
   std::vector<int> uses, reader, inner_of, last_use, buffer_of, free_buffers;
   std::vector<char> absorbed;
 };
+
+// This thread's workspace for programs of T: after a run, its ops are the block
+// program that ran (tests read it).
+template <class T>
+Workspace<T>& workspace() {
+  thread_local Workspace<T> w;
+  return w;
+}
 
 // The block program of `p`: its steps in order, a step whose result only one other step
 // reads merged into that one where the two pair, and block buffers assigned anew (an
@@ -136,9 +148,11 @@ int plan_block_program(const FusedProgram& p, Workspace<T>& w) {
   return buffers;
 }
 
+// Runs `p`; its outputs are streamed when the inputs read in full and the outputs
+// together take at least `stream_min_bytes`.
 template <class T>
 bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Dims& dims,
-                  std::span<Value> outputs, ThreadPool* pool) {
+                  std::span<Value> outputs, ThreadPool* pool, std::size_t stream_min_bytes) {
   const std::int64_t n = num_elements(dims);
   enum class Mode { full, constant, gather };
   struct Source {
@@ -151,7 +165,7 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
     std::vector<Source> all;
     std::vector<int> full, gather;  // indices into `all`
   };
-  thread_local Workspace<T> w;
+  Workspace<T>& w = workspace<T>();
   thread_local Sources src;
   const int buffers = plan_block_program(p, w);
   if (buffers < 0) return false;
@@ -180,8 +194,21 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
   for (int o = 0; o < p.num_outputs; ++o)
     outputs[static_cast<std::size_t>(o)] = Value::for_overwrite(p.dtype, dims);  // all written
   if (n == 0) return true;
-  for (BlockOp<T>& op : w.ops)
-    if (op.output >= 0) op.out = outputs[static_cast<std::size_t>(op.output)].template data<T>();
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  bool stream =
+      kHasStreamingStores &&
+      (src.full.size() + static_cast<std::size_t>(p.num_outputs)) * bytes >= stream_min_bytes;
+  for (BlockOp<T>& op : w.ops) {
+    op.out = nullptr;
+    op.stage = -1;
+    if (op.output < 0) continue;
+    op.out = outputs[static_cast<std::size_t>(op.output)].template data<T>();
+    stream = stream && streamable(op.out);
+  }
+  // A streamed output's block stays in its buffer for the steps that read it after.
+  if (stream)
+    for (BlockOp<T>& op : w.ops)
+      if (op.out) op.stage = num_scratch++;
 
   // Blocks [b0, b1), with block buffers of their own: the blocks are split over the
   // intra-op threads, and every element is computed as on one thread.
@@ -235,11 +262,15 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
         args[0] = operand[op->arg[0]];  // unused arguments read slot 0, harmlessly
         args[1] = operand[op->arg[1]];
         args[2] = operand[op->arg[2]];
-        T* const out = op->out ? op->out + start : buffer(op->scratch);
+        T* const out = op->stage >= 0 ? buffer(op->stage)
+                       : op->out      ? op->out + start
+                                      : buffer(op->scratch);
         op->fn(args, out, len);
+        if (op->stage >= 0) stream_copy(out, op->out + start, len);
         operand[op->result] = out;
       }
     }
+    if (stream) streaming_fence();  // before the pool hears that this task is done
   };
   if (split)
     pool->parallel_for_chunks(blocks, kFusedMinBlocksPerTask, run_blocks);
@@ -248,16 +279,26 @@ bool run_fused_as(const FusedProgram& p, std::span<const Value> inputs, const Di
   return true;
 }
 
+// run_fused with a chosen streaming threshold (tests force streaming on small runs).
+inline bool run_fused_streaming_from(const FusedProgram& program, std::span<const Value> inputs,
+                                     const Dims& dims, std::span<Value> outputs, ThreadPool* pool,
+                                     std::size_t stream_min_bytes) {
+  if (program.dtype == DType::float32)
+    return run_fused_as<float>(program, inputs, dims, outputs, pool, stream_min_bytes);
+  if (program.dtype == DType::float64)
+    return run_fused_as<double>(program, inputs, dims, outputs, pool, stream_min_bytes);
+  return false;
+}
+
 }  // namespace fused_detail
 
-// The CPU's FusedKernelFn: float32 and float64 programs.
+// The CPU's FusedKernelFn: float32 and float64 programs. Outputs are streamed when the
+// run touches at least as many bytes as the last-level cache holds: then they could not
+// all stay there anyway, and the reads of write-allocation are saved.
 inline bool run_fused(const FusedProgram& program, std::span<const Value> inputs, const Dims& dims,
                       std::span<Value> outputs, ThreadPool* pool = nullptr) {
-  if (program.dtype == DType::float32)
-    return fused_detail::run_fused_as<float>(program, inputs, dims, outputs, pool);
-  if (program.dtype == DType::float64)
-    return fused_detail::run_fused_as<double>(program, inputs, dims, outputs, pool);
-  return false;
+  return fused_detail::run_fused_streaming_from(program, inputs, dims, outputs, pool,
+                                                last_level_cache_bytes());
 }
 
 }  // namespace symflow::cpu
