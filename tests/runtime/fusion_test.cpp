@@ -414,6 +414,14 @@ TEST_CASE("runtime/fusion: the CPU kernel runs a step read once with its reader"
   CHECK(block_program(g, {v.ref()}, {a.ref(), b.ref(), c.ref()}).size() == 1);
   CHECK(block_program(g, {u.ref(), v.ref()}, {a.ref(), b.ref(), c.ref()}).size() == 2);
 
+  // The ops that pair are found by their ElementwiseDefs, and no others are.
+  using tf::cpu::pair_detail::pairing_index;
+  CHECK(pairing_index(tf::detail::kAddOp.elementwise) == 0);
+  CHECK(pairing_index(tf::detail::kRealDivOp.elementwise) == 3);
+  CHECK(pairing_index(tf::detail::kMaximumOp.elementwise) == -1);
+  CHECK(pairing_index(tf::detail::kExpOp.elementwise) == -1);
+  CHECK(pairing_index(nullptr) == -1);
+
   // An op that does not pair (Maximum) runs alone, and so does a unary one.
   auto m = tf::maximum(a * b, c) + tf::exp(c);
   ops = block_program(g, {m.ref()}, {a.ref(), b.ref(), c.ref()});

@@ -15,7 +15,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <type_traits>
 
 #include "symflow/backend/cpu/fused.hpp"
@@ -40,14 +39,17 @@ struct OpList {
 using PairingOps = OpList<symflow::detail::AddFn, symflow::detail::SubFn, symflow::detail::MulFn,
                           symflow::detail::RealDivFn>;
 
+// An op's place in PairingOps, or -1: the ops' ElementwiseDefs are the inline
+// variables elementwise_def<Fn, 2> (ops/math_ops.hpp), one object per Fn in a program.
+template <class... Fns>
+int pairing_index_in(const ElementwiseDef* def, OpList<Fns...>) {
+  int index = 0, found = -1;
+  ((found = found < 0 && def == &elementwise_def<Fns, 2> ? index : found, ++index), ...);
+  return found;
+}
+
 inline int pairing_index(const ElementwiseDef* def) {
-  const ElementwiseDef* const defs[] = {
-      symflow::detail::kAddOp.elementwise, symflow::detail::kSubOp.elementwise,
-      symflow::detail::kMulOp.elementwise, symflow::detail::kRealDivOp.elementwise};
-  static_assert(std::size(defs) == PairingOps::size);
-  for (std::size_t i = 0; i < PairingOps::size; ++i)
-    if (def && def == defs[i]) return static_cast<int>(i);
-  return -1;
+  return def ? pairing_index_in(def, PairingOps{}) : -1;
 }
 
 #define SYMFLOW_FUSED_PAIR_LOOP_BODY             \
