@@ -1,23 +1,24 @@
-# The CPU kernels compiled once per build, for symflow's own programs.
+# The CPU kernels compiled once, for a program that would rather not compile them in each
+# of its sources (docs/decisions.md):
 #
-#   symflow_cpu_kernels            static library: symflow/backend/cpu/define_kernels.hpp,
-#                                  i.e. every CPU kernel of the op registry, compiled once.
-#   symflow_use_cpu_kernels(tgt)   tgt's sources only declare the kernels
-#                                  (SYMFLOW_SEPARATE_CPU_KERNELS) and it links the library.
+#   symflow::cpu_kernels         link it instead of (or beside) symflow::symflow: every source
+#                                of the target gets SYMFLOW_CPU_KERNELS_LINKED, so none of them
+#                                compiles a kernel, and one source defines them all
+#                                (symflow/backend/cpu/define_backend.hpp).
+#                                In this build tree (add_subdirectory, symflow's own tests) it
+#                                is a static library, built once for all of its users; from an
+#                                installed symflow (find_package) it adds that one source to
+#                                each target that links it, so the package stays header-only.
+#   symflow_use_cpu_kernels(tgt) the same, for symflow's own programs.
 #
-# Why: each source that includes the ops otherwise instantiates all kernels, about 15 s of
-# g++ per translation unit (docs/decisions.md). Every source of one program must agree, so
-# the option is per target. The installed symflow::symflow stays header-only.
+# Every source of one program must agree: SYMFLOW_CPU_KERNELS_LINKED everywhere or nowhere.
 include_guard(GLOBAL)
 
-set(_source "${PROJECT_BINARY_DIR}/symflow_cpu_kernels/cpu_kernels.cpp")
-file(CONFIGURE OUTPUT "${_source}"
-  CONTENT "#include \"symflow/backend/cpu/define_kernels.hpp\"\n")
-add_library(symflow_cpu_kernels STATIC EXCLUDE_FROM_ALL "${_source}")
-target_link_libraries(symflow_cpu_kernels
-  PUBLIC symflow::symflow
-  PRIVATE symflow_project_options)
-target_compile_definitions(symflow_cpu_kernels PUBLIC SYMFLOW_SEPARATE_CPU_KERNELS)
+set(SYMFLOW_CPU_KERNELS_SOURCE "${PROJECT_SOURCE_DIR}/cmake/cpu_kernels.cpp")
+add_library(symflow_cpu_kernels STATIC EXCLUDE_FROM_ALL "${SYMFLOW_CPU_KERNELS_SOURCE}")
+add_library(symflow::cpu_kernels ALIAS symflow_cpu_kernels)
+target_link_libraries(symflow_cpu_kernels PUBLIC symflow::symflow)
+target_compile_definitions(symflow_cpu_kernels PUBLIC SYMFLOW_CPU_KERNELS_LINKED)
 
 function(symflow_use_cpu_kernels tgt)
   target_link_libraries(${tgt} PRIVATE symflow_cpu_kernels)

@@ -19,11 +19,11 @@
 #include <string>
 
 #include <symflow/data/idx.hpp>
-#include <symflow/graph/graph_util.hpp>
-#include <symflow/graph/importer.hpp>
 #include <symflow/io/graph_io.hpp>
+#include <symflow/io/importer.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/checkpoint_state.hpp>
+#include <symflow/train/graph_util.hpp>
 #include <symflow/train/import_meta_graph.hpp>
 
 #include "../fashion_mnist/test_predictions.hpp"

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <symflow/backend/cpu/kernels/random.hpp>
 #include <symflow/ops/random_ops.hpp>
 #include <symflow/symflow.hpp>
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include <symflow/backend/cpu/fused_kernel.hpp>
 #include <symflow/symflow.hpp>
 
 #include "../test_util.hpp"
@@ -296,14 +297,15 @@ TEST_CASE("runtime/fusion: the executor calls the fused kernel once per cluster 
   auto t = a * b;
   auto y = tf::exp(t) - a;
   const auto& state = g.state();
-  tf::Plan plan = tf::detail::make_plan(state, {y.ref()}, {}, {a.ref(), b.ref()}, counting_kernel);
+  tf::Plan plan = tf::detail::make_plan(state, {y.ref()}, {}, {a.ref(), b.ref()}, counting_kernel,
+                                        &tf::cpu::backend());
   REQUIRE(plan.fusion.clusters.size() == 1);
   const tf::FusedProgram& program = plan.fusion.clusters[0].program;
   CHECK(program.num_inputs == 2);
   CHECK(program.num_outputs == 1);  // only `sub`: mul and Exp stay in block buffers
   CHECK(program.num_scratch == 2);  // Exp cannot write over the buffer it reads
   tf::detail::SessionState session;
-  tf::CpuBackend cpu;
+  const tf::Backend& cpu = tf::cpu::backend();
   fused_calls = 0;
   auto got = tf::detail::execute(plan, state, cpu, {tf::Value{1.0f, 2.0f}, tf::Value{0.0f, 0.5f}},
                                  session);
@@ -377,7 +379,8 @@ namespace {
 std::vector<tf::cpu::fused_detail::BlockOp<float>> block_program(
     const tf::Graph& g, const std::vector<std::optional<tf::TensorRef>>& fetches,
     const std::vector<tf::TensorRef>& feeds, int* buffers = nullptr) {
-  tf::Plan plan = tf::detail::make_plan(g.state(), fetches, {}, feeds, tf::cpu::run_fused);
+  tf::Plan plan = tf::detail::make_plan(g.state(), fetches, {}, feeds, tf::cpu::run_fused,
+                                        &tf::cpu::backend());
   REQUIRE(plan.fusion.clusters.size() == 1);
   tf::cpu::fused_detail::Workspace<float> w;
   const int n = tf::cpu::fused_detail::plan_block_program(plan.fusion.clusters[0].program, w);
@@ -416,10 +419,10 @@ TEST_CASE("runtime/fusion: the CPU kernel runs a step read once with its reader"
 
   // The ops that pair are found by their ElementwiseDefs, and no others are.
   using tf::cpu::pair_detail::pairing_index;
-  CHECK(pairing_index(tf::detail::kAddOp.elementwise) == 0);
-  CHECK(pairing_index(tf::detail::kRealDivOp.elementwise) == 3);
-  CHECK(pairing_index(tf::detail::kMaximumOp.elementwise) == -1);
-  CHECK(pairing_index(tf::detail::kExpOp.elementwise) == -1);
+  CHECK(pairing_index(tf::cpu::backend().elementwise(tf::detail::kAddOp)) == 0);
+  CHECK(pairing_index(tf::cpu::backend().elementwise(tf::detail::kRealDivOp)) == 3);
+  CHECK(pairing_index(tf::cpu::backend().elementwise(tf::detail::kMaximumOp)) == -1);
+  CHECK(pairing_index(tf::cpu::backend().elementwise(tf::detail::kExpOp)) == -1);
   CHECK(pairing_index(nullptr) == -1);
 
   // An op that does not pair (Maximum) runs alone, and so does a unary one.

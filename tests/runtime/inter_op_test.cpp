@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <symflow/backend/cpu/fused_kernel.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/train.hpp>
 
@@ -30,7 +31,8 @@ tf::ConfigProto inter_op(int n) {
 
 tf::Value filled(tf::Dims dims, float x) { return tf::Value::filled<float>(std::move(dims), x); }
 
-// The plan of one run signature, as the session builds it (one device).
+// The plan of one run signature, as the session builds it (one device). Unfused, it
+// leaves each kernel to the backend it runs on, so a test can swap in its own.
 tf::Plan plan_of(const tf::Graph& g, const std::vector<tf::Output>& fetches,
                  const std::vector<tf::Operation>& targets = {},
                  const std::vector<tf::Output>& feeds = {}, bool fuse = true) {
@@ -41,7 +43,8 @@ tf::Plan plan_of(const tf::Graph& g, const std::vector<tf::Output>& fetches,
   std::vector<tf::TensorRef> feed_refs;
   for (const auto& f : feeds) feed_refs.push_back(f.ref());
   return tf::detail::make_plan(g.state(), fetch_refs, target_ids, feed_refs,
-                               fuse ? &tf::cpu::run_fused : nullptr);
+                               fuse ? &tf::cpu::run_fused : nullptr,
+                               fuse ? &tf::cpu::backend() : nullptr);
 }
 
 std::size_t step_of(const tf::Plan& plan, const tf::Operation& op) {
@@ -90,14 +93,14 @@ void meeting_square(tf::KernelContext& ctx) {
                                  [] { return g_rendezvous.arrived >= 2; }))
       ++g_rendezvous.met;
   }
-  tf::find_op_def("Square")->cpu_kernel(ctx);
+  tf::cpu::backend().kernel(*tf::find_op_def("Square"))(ctx);
 }
 
 class MeetingBackend final : public tf::Backend {
  public:
   std::string_view device_type() const override { return "CPU"; }
   tf::KernelFn kernel(const tf::OpDef& def) const override {
-    return def.type == "Square" ? &meeting_square : def.cpu_kernel;
+    return def.type == "Square" ? &meeting_square : tf::cpu::backend().kernel(def);
   }
 };
 

@@ -24,7 +24,7 @@ class PartialGpu final : public tf::Backend {
   explicit PartialGpu(std::set<std::string_view> missing) : missing_(std::move(missing)) {}
   std::string_view device_type() const override { return "GPU"; }
   tf::KernelFn kernel(const tf::OpDef& def) const override {
-    return missing_.count(def.type) ? nullptr : def.cpu_kernel;
+    return missing_.count(def.type) ? nullptr : tf::cpu::backend().kernel(def);
   }
 
  private:
@@ -35,7 +35,7 @@ const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
 const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
 
 struct Devices {
-  tf::CpuBackend cpu;
+  const tf::Backend& cpu = tf::cpu::backend();
   PartialGpu gpu;
   tf::detail::DeviceSet set;
   explicit Devices(std::set<std::string_view> missing, bool with_gpu = true)

@@ -7,9 +7,12 @@
 
 #include "symflow/backend/fused_program.hpp"
 #include "symflow/core/value.hpp"
-#include "symflow/graph/op_def.hpp"
+#include "symflow/ops/defs/op_def.hpp"
 
 namespace symflow {
+
+class KernelContext;  // backend/kernel_context.hpp
+using KernelFn = void (*)(KernelContext&);
 
 class Backend {
  public:
@@ -20,6 +23,8 @@ class Backend {
   virtual KernelFn kernel(const OpDef& def) const = 0;
   // The kernel that runs a fused elementwise cluster, or nullptr (no fusion here).
   virtual FusedKernelFn fused_kernel() const { return nullptr; }
+  // How `def` runs inside a fused cluster here, or nullptr when it cannot.
+  virtual const ElementwiseDef* elementwise(const OpDef&) const { return nullptr; }
 
   // Where this backend's kernels read and write their tensors.
   virtual MemorySpace memory_space() const { return MemorySpace::host; }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "symflow/core/attr_value.hpp"
-#include "symflow/graph/op_def.hpp"
+#include "symflow/ops/defs/op_def.hpp"
 
 namespace symflow {
 

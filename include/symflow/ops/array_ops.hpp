@@ -1,132 +1,18 @@
 #pragma once
-// Placeholder, Identity, Reshape, Fill and the zeros/ones helpers.
+// Placeholder, Identity, Reshape, Fill and the zeros/ones helpers: the graph-building
+// functions. The ops' descriptions are in ops/defs/array.hpp, their CPU kernels in
+// backend/cpu/kernels/array.hpp.
 
+#include <string>
 #include <string_view>
 
-#include "symflow/backend/kernel_context.hpp"
 #include "symflow/ops/const_op.hpp"
+#include "symflow/ops/defs/array.hpp"
 #include "symflow/ops/op_builder.hpp"
 
 namespace symflow {
 
 namespace detail {
-
-inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
-  return {{c.attr<DType>("dtype"), c.attr<Shape>("shape")}};
-}
-
-// A Placeholder runs only when it was not fed.
-SYMFLOW_CPU_KERNEL(placeholder_kernel) {
-  const Shape& shape = ctx.attr<Shape>("shape");
-  std::string message = "You must feed a value for placeholder tensor '" + ctx.node_name() +
-                        "' with dtype " + std::string(dtype_runtime_name(ctx.attr<DType>("dtype")));
-  if (shape.has_rank() && shape.rank() > 0) message += " and shape " + dims_to_string(shape.dims());
-  ctx.fail(message);
-}
-
-inline constexpr OpDef kPlaceholderOp{.type = "Placeholder",
-                                      .num_inputs = 0,
-                                      .infer = infer_placeholder,
-                                      .cpu_kernel = placeholder_kernel};
-
-inline void identity_kernel(KernelContext& ctx) { ctx.set_output(0, ctx.input(0)); }
-
-inline constexpr OpDef kIdentityOp{.type = "Identity",
-                                   .num_inputs = 1,
-                                   .infer = same_as_input,
-                                   .cpu_kernel = identity_kernel,
-                                   .forwards_ref = true};
-
-// Resolves a target shape with at most one -1 against `n` elements. When impossible:
-// nullopt, and `error` worded as TensorFlow's kernel words it, or as its shape function
-// does when `at_build`.
-inline std::optional<Dims> resolve_reshape(Dims target, std::int64_t n, std::string& error,
-                                           bool at_build = false) {
-  std::int64_t known = 1;
-  int unknown_at = -1;
-  for (std::size_t i = 0; i < target.size(); ++i) {
-    if (target[i] == -1) {
-      if (unknown_at >= 0) {
-        error = "Only one input size may be -1, not both " + std::to_string(unknown_at) + " and " +
-                std::to_string(i);
-        return std::nullopt;
-      }
-      unknown_at = static_cast<int>(i);
-    } else if (target[i] < 0) {
-      error =
-          "Size " + std::to_string(i) + " must be non-negative, not " + std::to_string(target[i]);
-      return std::nullopt;
-    } else {
-      known *= target[i];
-    }
-  }
-  if (unknown_at >= 0) {
-    if (known == 0 || n % known != 0) {
-      error = at_build ? "Dimension size must be evenly divisible by " + std::to_string(known) +
-                             " but is " + std::to_string(n)
-                       : "Input to reshape is a tensor with " + std::to_string(n) +
-                             " values, but the requested shape requires a multiple of " +
-                             std::to_string(known);
-      return std::nullopt;
-    }
-    target[static_cast<std::size_t>(unknown_at)] = n / known;
-  } else if (known != n) {
-    error = at_build ? "Cannot reshape a tensor with " + std::to_string(n) + " elements to shape " +
-                           dims_to_string(target) + " (" + std::to_string(known) + " elements)"
-                     : "Input to reshape is a tensor with " + std::to_string(n) +
-                           " values, but the requested shape has " + std::to_string(known);
-    return std::nullopt;
-  }
-  return target;
-}
-
-inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
-  const Value* target = c.constant(1);
-  if (!target) return {{c.dtype(0), Shape::unknown()}};
-  Dims dims = shape_argument(*target);
-  if (!c.shape(0).is_fully_defined()) {  // the kernel checks the element count
-    for (auto& d : dims) d = d < 0 ? unknown_dim : d;
-    return {{c.dtype(0), Shape(dims)}};
-  }
-  std::string error;
-  auto resolved = resolve_reshape(dims, c.shape(0).num_elements(), error, true);
-  if (!resolved) throw ValueError(error);
-  return {{c.dtype(0), Shape(*resolved)}};
-}
-
-SYMFLOW_CPU_KERNEL(reshape_kernel) {
-  const Value& in = ctx.input(0);
-  std::string error;
-  auto dims = resolve_reshape(shape_argument(ctx.input(1)), in.size(), error);
-  if (!dims) ctx.fail(error);
-  ctx.set_output(0, in.reshaped(*dims));
-}
-
-inline constexpr OpDef kReshapeOp{
-    .type = "Reshape", .num_inputs = 2, .infer = infer_reshape, .cpu_kernel = reshape_kernel};
-
-inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
-  if (c.shape(1).has_rank() && c.shape(1).rank() != 0)
-    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(1).rank()));
-  const Value* dims = c.constant(0);
-  return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
-}
-
-SYMFLOW_CPU_KERNEL(fill_kernel) {
-  Dims dims = shape_argument(ctx.input(0));
-  for (auto d : dims)
-    if (d < 0) ctx.fail("Fill dims must be non-negative, got " + dims_to_string(dims));
-  const Value& v = ctx.input(1);
-  if (v.rank() != 0) ctx.fail("value must be a scalar, got shape " + dims_to_string(v.dims()));
-  Value& out = ctx.allocate_output(0, v.dtype(), dims);
-  std::size_t elem = dtype_size(v.dtype());
-  auto* dst = static_cast<std::byte*>(out.raw_data());
-  for (std::int64_t i = 0; i < out.size(); ++i)
-    std::memcpy(dst + static_cast<std::size_t>(i) * elem, v.raw_data(), elem);
-}
-
-inline constexpr OpDef kFillOp{
-    .type = "Fill", .num_inputs = 2, .infer = infer_fill, .cpu_kernel = fill_kernel};
 
 inline Value shape_value(const Shape& shape, std::string_view what) {
   if (!shape.is_fully_defined())

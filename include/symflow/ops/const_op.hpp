@@ -1,27 +1,19 @@
 #pragma once
-// Const: a value stored in the graph (tf.constant).
+// Const: a value stored in the graph (tf.constant). This header builds Const nodes;
+// the op's description is in ops/defs/const.hpp, its CPU kernel in
+// backend/cpu/kernels/const.hpp.
 
+#include <algorithm>
+#include <cstring>
 #include <initializer_list>
 #include <string_view>
 
-#include "symflow/backend/kernel_context.hpp"
 #include "symflow/graph/graph.hpp"
+#include "symflow/ops/defs/const.hpp"
 
 namespace symflow {
 
 namespace detail {
-
-inline std::vector<TensorSpec> infer_const(const InferContext& c) {
-  const Value& v = c.attr<Value>("value");
-  if (c.attr<DType>("dtype") != v.dtype())
-    throw TypeError("Const dtype attr does not match its value's dtype");
-  return {{v.dtype(), v.shape()}};
-}
-
-inline void const_kernel(KernelContext& ctx) { ctx.set_output(0, ctx.attr<Value>("value")); }
-
-inline constexpr OpDef kConstOp{
-    .type = "Const", .num_inputs = 0, .infer = infer_const, .cpu_kernel = const_kernel};
 
 inline Operation make_const(Graph& g, Value v, std::string_view name) {
   DType dtype = v.dtype();

@@ -1,19 +1,15 @@
 #pragma once
-// NoOp and group: operations that exist for their control edges.
+// NoOp and group: operations that exist for their control edges. This header builds
+// them; NoOp's description is in ops/defs/control.hpp, its kernel in
+// backend/cpu/kernels/control.hpp.
 
 #include <string_view>
 #include <vector>
 
+#include "symflow/ops/defs/control.hpp"
 #include "symflow/ops/op_builder.hpp"
 
 namespace symflow {
-
-namespace detail {
-inline std::vector<TensorSpec> infer_nothing(const InferContext&) { return {}; }
-inline void no_op_kernel(KernelContext&) {}
-inline constexpr OpDef kNoOp{
-    .type = "NoOp", .num_inputs = 0, .infer = infer_nothing, .cpu_kernel = no_op_kernel};
-}  // namespace detail
 
 // tf.no_op(): does nothing; runs after its control inputs.
 inline Operation no_op(std::string_view name = {},

@@ -251,7 +251,8 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
   // and stores its outputs.
   auto run_kernel = [&](std::size_t step, NodeId id, const Node& node, StepBuffers& buf) {
     const Backend& backend = backend_of(step);
-    KernelFn kernel = backend.kernel(*node.def);
+    KernelFn kernel =
+        plan.kernel_of_step.empty() ? backend.kernel(*node.def) : plan.kernel_of_step[step];
     if (!kernel)
       throw UnimplementedError("No " + std::string(backend.device_type()) + " kernel for op " +
                                    std::string(node.def->type),
@@ -346,7 +347,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
         d = &r.dims[static_cast<std::size_t>(-1 - a)];
       }
       if (!ok) continue;
-      if (i > 0 && !node.def->elementwise->broadcasts && *dims != *d) {
+      if (i > 0 && !c.program.steps[j].def->broadcasts && *dims != *d) {
         ok = false;  // the kernel's own shape error, from the node-by-node path
         continue;
       }
@@ -411,7 +412,7 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
       return;
     }
     if (!plan.constants.empty() && !plan.constants[step].is_none() &&
-        backend_of(step).kernel(*node.def) == node.def->cpu_kernel) {
+        backend_of(step).memory_space() == MemorySpace::host) {
       // What the CPU's Const kernel would output, without a KernelContext or the attr
       // lookup: a graph of small ops spends a good part of each run on its constants.
       slots[plan.output_slot[step]].value = plan.constants[step];

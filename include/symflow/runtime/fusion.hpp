@@ -44,9 +44,9 @@ struct Fusion {
 namespace detail {
 
 // Whether node `n` can be a cluster member: an elementwise op with one floating
-// output whose inputs all have that dtype, and a block function for it.
-inline bool fusible(const GraphState& g, const Node& n) {
-  const ElementwiseDef* e = n.def ? n.def->elementwise : nullptr;
+// output whose inputs all have that dtype, and a block function for it (`e`, from the
+// backend of its device).
+inline bool fusible(const GraphState& g, const Node& n, const ElementwiseDef* e) {
   if (!e || n.outputs.size() != 1 || n.outputs[0].is_ref) return false;
   if (static_cast<std::size_t>(e->arity) != n.inputs.size()) return false;
   const DType d = n.outputs[0].dtype;
@@ -67,7 +67,8 @@ inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& orde
                             const std::vector<std::optional<TensorRef>>& fetches,
                             const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
                             const std::vector<FusedKernelFn>& kernels,
-                            const std::vector<std::uint8_t>& device_of_step) {
+                            const std::vector<std::uint8_t>& device_of_step,
+                            const std::vector<const ElementwiseDef*>& elementwise_of_step) {
   Fusion fusion;
   const std::size_t steps = order.size();
   fusion.cluster_of_step.assign(steps, -1);
@@ -100,7 +101,7 @@ inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& orde
   std::vector<std::vector<std::size_t>> consumers(steps);
   for (std::size_t s = 0; s < steps; ++s) {
     const Node& n = g.node(order[s]);
-    can_fuse[s] = kernel_of(s) != nullptr && fusible(g, n);
+    can_fuse[s] = kernel_of(s) != nullptr && fusible(g, n, elementwise_of_step[s]);
     for (const TensorRef& in : n.inputs)
       if (auto p = producer_step(in.node)) consumers[*p].push_back(s);
     for (NodeId c : n.control_inputs)
@@ -209,7 +210,7 @@ inline Fusion find_clusters(const GraphState& g, const std::vector<NodeId>& orde
       for (std::size_t r : consumers[s])
         if (fusion.cluster_of_step[r] != k) materialise = true;
       FusedStep step;
-      step.def = g.node(order[s]).def->elementwise;
+      step.def = elementwise_of_step[s];
       for (int a : c.args[j]) step.args.push_back(a >= 0 ? a : c.program.num_inputs + (-1 - a));
       if (materialise) {
         step.output = c.program.num_outputs++;

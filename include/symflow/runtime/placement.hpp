@@ -18,24 +18,12 @@
 #include <vector>
 
 #include "symflow/backend/backend.hpp"
+#include "symflow/backend/device_set.hpp"
 #include "symflow/graph/device_spec.hpp"
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/options.hpp"
 
 namespace symflow::detail {
-
-inline constexpr std::string_view kLocalDevicePrefix = "/job:localhost/replica:0/task:0";
-
-// The devices one session can place nodes on.
-struct DeviceSet {
-  std::vector<const Backend*> backends;  // by device index; 0 is the CPU
-  std::vector<std::string> names;        // full names, "/job:localhost/.../device:CPU:0"
-  int gpu = -1;                          // the GPU's index, or -1
-  // Why there is no GPU ("this build has no GPU backend", "no CUDA device found").
-  std::string no_gpu_reason;
-  // Where device-memory values are copied back to the host (the GPU's backend), or null.
-  const Backend* device_memory() const { return gpu >= 0 ? backends[gpu] : nullptr; }
-};
 
 class Placer {
  public:

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "symflow/backend/backend.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/fusion.hpp"
@@ -32,8 +33,12 @@ struct Plan {
   Fusion fusion;
   // The device (an index into the session's devices) of each step; empty: all on 0.
   std::vector<std::uint8_t> device_of_step;
+  // The kernel of each step on its device (null where it has none: running that step
+  // is an UnimplementedError), found once here; empty when the plan was made without
+  // backends, and the executor asks the backend instead.
+  std::vector<KernelFn> kernel_of_step;
   // For each step that is a Const, its value (sharing the attr's buffer), else none: on
-  // a device that runs the CPU's Const kernel, the executor outputs it without a call.
+  // a device with host memory, the executor outputs it without a kernel call.
   std::vector<Value> constants;
 
   // The same, as indices into one run's dense array of tensor slots, so that a run
@@ -65,6 +70,9 @@ struct PlanDevices {
   // The device of each node of a plan's order (runtime/placement.hpp); empty: device 0.
   std::function<std::vector<std::uint8_t>(const std::vector<NodeId>&)> place;
   std::vector<FusedKernelFn> fused_kernels;  // by device; null or missing: no fusion there
+  // The backends by device, which give each step its kernel and, where the device fuses,
+  // its block function. Empty: kernels are looked up when the plan runs, and no step fuses.
+  std::vector<const Backend*> backends;
 };
 
 namespace detail {
@@ -121,8 +129,19 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   plan.release_after.resize(plan.order.size());
   for (const auto& [ref, step] : last_use) plan.release_after[step].push_back(ref);
   if (devices.place) plan.device_of_step = devices.place(plan.order);
+  std::vector<const ElementwiseDef*> elementwise_of_step(plan.order.size(), nullptr);
+  if (!devices.backends.empty()) {
+    plan.kernel_of_step.resize(plan.order.size());
+    for (std::size_t step = 0; step < plan.order.size(); ++step) {
+      const Node& n = g.node(plan.order[step]);
+      const std::size_t device = plan.device_of_step.empty() ? 0 : plan.device_of_step[step];
+      if (!n.def || device >= devices.backends.size()) continue;
+      plan.kernel_of_step[step] = devices.backends[device]->kernel(*n.def);
+      elementwise_of_step[step] = devices.backends[device]->elementwise(*n.def);
+    }
+  }
   plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, devices.fused_kernels,
-                              plan.device_of_step);
+                              plan.device_of_step, elementwise_of_step);
 
   plan.constants.resize(plan.order.size());
   for (std::size_t step = 0; step < plan.order.size(); ++step) {
@@ -172,11 +191,14 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   return plan;
 }
 
-// A plan on one device, fused with `fused_kernel` when it is given.
+// A plan on one device, `backend` (kernels looked up when it runs where null), fused
+// with `fused_kernel` when it is given.
 inline Plan make_plan(const GraphState& g, const std::vector<std::optional<TensorRef>>& fetches,
                       const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
-                      FusedKernelFn fused_kernel = nullptr) {
-  return make_plan(g, fetches, targets, feeds, PlanDevices{{}, {fused_kernel}});
+                      FusedKernelFn fused_kernel = nullptr, const Backend* backend = nullptr) {
+  PlanDevices devices{{}, {fused_kernel}, {}};
+  if (backend) devices.backends.push_back(backend);
+  return make_plan(g, fetches, targets, feeds, devices);
 }
 
 }  // namespace detail

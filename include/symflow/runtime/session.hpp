@@ -17,13 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "symflow/backend/cpu/cpu_backend.hpp"
-#include "symflow/backend/cpu/fused.hpp"
+#include "symflow/backend/devices.hpp"
 #include "symflow/graph/feed.hpp"
 #include "symflow/graph/graph.hpp"
-#include "symflow/runtime/devices.hpp"
 #include "symflow/runtime/executor.hpp"
 #include "symflow/runtime/options.hpp"
+#include "symflow/runtime/placement.hpp"
 #include "symflow/runtime/plan.hpp"
 
 namespace symflow {
@@ -35,7 +34,7 @@ class Session final : public Evaluator {
   explicit Session(Graph graph = get_default_graph(), ConfigProto config = {})
       : graph_(std::move(graph)),
         config_(std::move(config)),
-        devices_(detail::make_device_set(cpu_, config_)),
+        devices_(detail::make_device_set(hides_gpu(config_), config_.gpu_options)),
         placer_(devices_, config_),
         intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
     state_.intra_op = intra_op_.get();
@@ -306,6 +305,7 @@ class Session final : public Evaluator {
             device_of_step.push_back(static_cast<std::uint8_t>(placer_.device_of(id)));
           return device_of_step;
         };
+        plan_devices.backends = devices_.backends;
         if (config_.graph_options.optimizer_options.do_fusion)
           for (const Backend* b : devices_.backends)
             plan_devices.fused_kernels.push_back(b->fused_kernel());
@@ -321,10 +321,14 @@ class Session final : public Evaluator {
     return plans_.find(key)->second;  // std::map: entries stay put while others are added
   }
 
+  static bool hides_gpu(const ConfigProto& config) {
+    const auto count = config.device_count.find("GPU");
+    return count != config.device_count.end() && count->second <= 0;
+  }
+
   Graph graph_;
   ConfigProto config_;
-  CpuBackend cpu_;
-  detail::DeviceSet devices_;  // device 0 is cpu_
+  detail::DeviceSet devices_;  // device 0 is the CPU
   detail::Placer placer_;      // changed under the exclusive lock only
   std::unique_ptr<ThreadPool> intra_op_;
   std::unique_ptr<ThreadPool> inter_op_;  // null: steps run in order on the calling thread

@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "symflow/graph/importer.hpp"
+#include "symflow/io/importer.hpp"
 #include "symflow/train/meta_graph.hpp"
 #include "symflow/train/saver.hpp"
 

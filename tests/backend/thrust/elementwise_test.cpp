@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/thrust/fused.cuh>
 #include <symflow/backend/thrust/kernel_util.cuh>
 #include <symflow/symflow.hpp>
@@ -269,16 +270,20 @@ TEST_CASE("thrust/elementwise: one op of each group gives the CPU's results") {
 TEST_CASE("thrust/elementwise: run_fused runs a program in one pass, or declines it untouched") {
   namespace tb = tf::thrust_backend;
   namespace sd = tf::detail;
+  // The steps' defs are the GPU backend's, as the fusion planner gives them.
+  const tf::Backend* gpu = tb::probe({}).backend;
+  REQUIRE(gpu != nullptr);
   // out0 = (x + y) * exp(x), out1 = tanh(out0), x [4, 5] and y [5] broadcast to [4, 5].
   tf::FusedProgram program;
   program.dtype = tf::DType::float32;
   program.num_inputs = 2;
   program.num_outputs = 2;
   program.num_scratch = 2;
-  program.steps = {{sd::kAddOp.elementwise, {0, 1}, 0, -1},
-                   {sd::kExpOp.elementwise, {0}, 1, -1},
-                   {sd::kMulOp.elementwise, {2, 3}, -1, 0},
-                   {sd::kTanhOp.elementwise, {4}, -1, 1}};
+  program.steps = {{gpu->elementwise(sd::kAddOp), {0, 1}, 0, -1},
+                   {gpu->elementwise(sd::kExpOp), {0}, 1, -1},
+                   {gpu->elementwise(sd::kMulOp), {2, 3}, -1, 0},
+                   {gpu->elementwise(sd::kTanhOp), {4}, -1, 1}};
+  for (const tf::FusedStep& step : program.steps) REQUIRE(step.def != nullptr);
   const tf::Value x = random_value<float>({4, 5}, 30);
   const tf::Value y = random_value<float>({5}, 31);
   const std::vector<tf::Value> inputs{tb::copy_to_device(x), tb::copy_to_device(y)};
@@ -313,22 +318,27 @@ TEST_CASE("thrust/elementwise: run_fused runs a program in one pass, or declines
   tf::FusedProgram longer = program;
   for (int k = 0; k < 30; ++k)
     longer.steps.push_back(
-        {sd::kNegOp.elementwise, {static_cast<int>(longer.steps.size()) + 1}, -1, -1});
+        {gpu->elementwise(sd::kNegOp), {static_cast<int>(longer.steps.size()) + 1}, -1, -1});
   CHECK(longer.steps.size() > 32);
   CHECK(declined(longer, inputs));
 }
 
-TEST_CASE("thrust/elementwise: every fusible op has a device op code and a kernel") {
+TEST_CASE("thrust/elementwise: every fusible op has a device op code, a kernel and the CPU's def") {
   namespace tb = tf::thrust_backend;
+  const tf::Backend& cpu = tf::cpu::backend();
   const tf::Backend& gpu = *tb::probe({}).backend;
   int fusible = 0;
   for (const auto& entry : tf::kAllOps) {
-    if (!entry.def->elementwise) continue;
-    ++fusible;
     CAPTURE(entry.def->type);
+    const tf::ElementwiseDef* def = cpu.elementwise(*entry.def);
+    // The GPU gives each op the very ElementwiseDef the CPU gives it (fused.cuh knows a
+    // step's op by that pointer): today it fuses every op the CPU fuses, and no other.
+    CHECK(gpu.elementwise(*entry.def) == def);
+    if (!def) continue;
+    ++fusible;
     tb::fused_detail::OpInfo info{};
-    CHECK(tb::fused_detail::op_info(entry.def->elementwise, info));
-    CHECK(info.arity == entry.def->elementwise->arity);
+    CHECK(tb::fused_detail::op_info(def, info));
+    CHECK(info.arity == def->arity);
     CHECK(static_cast<bool>(gpu.kernel(*entry.def)));
   }
   CHECK(fusible == 32);

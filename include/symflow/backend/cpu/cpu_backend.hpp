@@ -1,19 +1,28 @@
 #pragma once
-// The CPU backend: kernels on Eigen and plain loops over host Values.
+// The CPU backend, as the rest of symflow sees it: one object per program, found by
+// cpu::backend(). Its kernels are defined by backend/cpu/define_backend.hpp, in one of
+// two ways (docs/decisions.md):
+// - header-only (the default): this header includes the definitions, inline, so every
+//   source that makes a Session compiles them;
+// - compiled once: a program whose sources all define SYMFLOW_CPU_KERNELS_LINKED (the
+//   CMake target symflow::cpu_kernels does) gets them from one source that includes
+//   define_backend.hpp (that target's library); its other sources compile none.
 
 #include "symflow/backend/backend.hpp"
-#include "symflow/backend/cpu/fused_kernel.hpp"
 
-namespace symflow {
+#if defined(SYMFLOW_CPU_KERNELS_LINKED)
+#define SYMFLOW_CPU_BACKEND_LINKAGE
+#else
+#define SYMFLOW_CPU_BACKEND_LINKAGE inline
+#endif
 
-class CpuBackend final : public Backend {
- public:
-  std::string_view device_type() const override { return "CPU"; }
-  KernelFn kernel(const OpDef& def) const override { return def.cpu_kernel; }
-  FusedKernelFn fused_kernel() const override { return &cpu::run_fused; }
-  Value allocate_for_overwrite(DType dtype, Dims dims) const override {
-    return Value::for_overwrite(dtype, std::move(dims));
-  }
-};
+namespace symflow::cpu {
 
-}  // namespace symflow
+// The CPU device: a kernel for every op of the registry, the fused kernel, host memory.
+SYMFLOW_CPU_BACKEND_LINKAGE const Backend& backend();
+
+}  // namespace symflow::cpu
+
+#if !defined(SYMFLOW_CPU_KERNELS_LINKED)
+#include "symflow/backend/cpu/define_backend.hpp"
+#endif

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "symflow/core/value.hpp"
-#include "symflow/graph/op_def.hpp"
+#include "symflow/backend/fused_program.hpp"
 
 namespace symflow {
 

@@ -18,7 +18,7 @@
 #include <type_traits>
 
 #include "symflow/backend/cpu/fused.hpp"
-#include "symflow/ops/math_ops.hpp"
+#include "symflow/ops/defs/math.hpp"
 
 namespace symflow::cpu {
 

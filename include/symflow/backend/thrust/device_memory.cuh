@@ -51,9 +51,9 @@
 #include <thrust/device_free.h>
 #include <thrust/device_malloc.h>
 
+#include "symflow/backend/gpu_options.hpp"
 #include "symflow/backend/thrust/system.cuh"
 #include "symflow/core/errors.hpp"
-#include "symflow/runtime/options.hpp"
 
 namespace symflow::thrust_backend {
 

@@ -2,13 +2,15 @@
 // Fused elementwise clusters on the device: one pass over the output.
 //
 // A FusedProgram (backend/fused_program.hpp) names each step's op by its ElementwiseDef,
-// a host table. Here each step becomes a small op code (the X-macro list below), and the
-// whole program (codes, operands, output pointers, each input's pointer and broadcast
-// strides) goes to the device as one buffer of words. One thrust::for_each over the
-// output then evaluates, per element, every step in order into a local array and stores
-// the materialised ones: no intermediate is ever written to memory.
+// a host table: the one this backend's kernel table gives the op (Backend::elementwise),
+// which is the CPU's (detail::elementwise_of, backend/cpu/kernel_table.hpp: one object
+// per functor in a program). Here each step becomes a small op code (the X-macro list
+// below), and the whole program (codes, operands, output pointers, each input's pointer
+// and broadcast strides) goes to the device as one buffer of words. One thrust::for_each
+// over the output then evaluates, per element, every step in order into a local array
+// and stores the materialised ones: no intermediate is ever written to memory.
 //
-// Each step calls the very functor the node kernels call (ops/*.hpp), on the same
+// Each step calls the very functor the node kernels call (ops/defs/*.hpp), on the same
 // operand values in the same precision, so fused results equal the node-by-node ones
 // bit for bit.
 
@@ -17,11 +19,12 @@
 #include <span>
 #include <vector>
 
+#include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/fused_program.hpp"
 #include "symflow/backend/thrust/broadcast.cuh"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/math_ops.hpp"
-#include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/nn.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -32,47 +35,58 @@ namespace fused_detail {
 inline constexpr int kMaxFusedInputs = 32;
 inline constexpr int kMaxFusedSteps = 32;
 
-// The ops a fused step may apply: X(code name, OpDef, functor, arity). Every op whose
-// OpDef has an ElementwiseDef must be listed, or its clusters run node by node.
-#define SYMFLOW_THRUST_FUSED_OPS(X)                                  \
-  X(Add, kAddOp, AddFn, 2)                                           \
-  X(Sub, kSubOp, SubFn, 2)                                           \
-  X(Mul, kMulOp, MulFn, 2)                                           \
-  X(RealDiv, kRealDivOp, RealDivFn, 2)                               \
-  X(Div, kDivOp, DivFn, 2)                                           \
-  X(Pow, kPowOp, PowFn, 2)                                           \
-  X(Maximum, kMaximumOp, MaximumFn, 2)                               \
-  X(Minimum, kMinimumOp, MinimumFn, 2)                               \
-  X(SquaredDifference, kSquaredDifferenceOp, SquaredDifferenceFn, 2) \
-  X(Neg, kNegOp, NegFn, 1)                                           \
-  X(Square, kSquareOp, SquareFn, 1)                                  \
-  X(Abs, kAbsOp, AbsFn, 1)                                           \
-  X(Sqrt, kSqrtOp, SqrtFn, 1)                                        \
-  X(Exp, kExpOp, ExpFn, 1)                                           \
-  X(Log, kLogOp, LogFn, 1)                                           \
-  X(Sign, kSignOp, SignFn, 1)                                        \
-  X(Floor, kFloorOp, FloorFn, 1)                                     \
-  X(Log1p, kLog1pOp, Log1pFn, 1)                                     \
-  X(Rsqrt, kRsqrtOp, RsqrtFn, 1)                                     \
-  X(Reciprocal, kReciprocalOp, ReciprocalFn, 1)                      \
-  X(Relu, kReluOp, ReluFn, 1)                                        \
-  X(Relu6, kRelu6Op, Relu6Fn, 1)                                     \
-  X(Elu, kEluOp, EluFn, 1)                                           \
-  X(Sigmoid, kSigmoidOp, SigmoidFn, 1)                               \
-  X(Tanh, kTanhOp, TanhFn, 1)                                        \
-  X(ReluGrad, kReluGradOp, ReluGradFn, 2)                            \
-  X(Relu6Grad, kRelu6GradOp, Relu6GradFn, 2)                         \
-  X(EluGrad, kEluGradOp, EluGradFn, 2)                               \
-  X(SigmoidGrad, kSigmoidGradOp, SigmoidGradFn, 2)                   \
-  X(TanhGrad, kTanhGradOp, TanhGradFn, 2)                            \
-  X(RsqrtGrad, kRsqrtGradOp, RsqrtGradFn, 2)                         \
-  X(ReciprocalGrad, kReciprocalGradOp, ReciprocalGradFn, 2)
+// The ops a fused step may apply: X(code name, functor, arity, broadcasts). A step's op
+// is recognised by its ElementwiseDef, elementwise_of<functor, arity, broadcasts>(): the
+// kernel tables (kernels_elementwise.cuh) give each of these ops exactly that one, and
+// no other op one (thrust_backend.cuh checks both), so an op missing here never fuses.
+#define SYMFLOW_THRUST_FUSED_OPS(X)                  \
+  X(Add, AddFn, 2, true)                             \
+  X(Sub, SubFn, 2, true)                             \
+  X(Mul, MulFn, 2, true)                             \
+  X(RealDiv, RealDivFn, 2, true)                     \
+  X(Div, DivFn, 2, true)                             \
+  X(Pow, PowFn, 2, true)                             \
+  X(Maximum, MaximumFn, 2, true)                     \
+  X(Minimum, MinimumFn, 2, true)                     \
+  X(SquaredDifference, SquaredDifferenceFn, 2, true) \
+  X(Neg, NegFn, 1, true)                             \
+  X(Square, SquareFn, 1, true)                       \
+  X(Abs, AbsFn, 1, true)                             \
+  X(Sqrt, SqrtFn, 1, true)                           \
+  X(Exp, ExpFn, 1, true)                             \
+  X(Log, LogFn, 1, true)                             \
+  X(Sign, SignFn, 1, true)                           \
+  X(Floor, FloorFn, 1, true)                         \
+  X(Log1p, Log1pFn, 1, true)                         \
+  X(Rsqrt, RsqrtFn, 1, true)                         \
+  X(Reciprocal, ReciprocalFn, 1, true)               \
+  X(Relu, ReluFn, 1, true)                           \
+  X(Relu6, Relu6Fn, 1, true)                         \
+  X(Elu, EluFn, 1, true)                             \
+  X(Sigmoid, SigmoidFn, 1, true)                     \
+  X(Tanh, TanhFn, 1, true)                           \
+  X(ReluGrad, ReluGradFn, 2, false)                  \
+  X(Relu6Grad, Relu6GradFn, 2, false)                \
+  X(EluGrad, EluGradFn, 2, false)                    \
+  X(SigmoidGrad, SigmoidGradFn, 2, false)            \
+  X(TanhGrad, TanhGradFn, 2, false)                  \
+  X(RsqrtGrad, RsqrtGradFn, 2, false)                \
+  X(ReciprocalGrad, ReciprocalGradFn, 2, false)
 
 enum class OpCode : std::int64_t {
-#define SYMFLOW_X(name, def, fn, arity) name,
+#define SYMFLOW_X(name, fn, arity, broadcasts) name,
   SYMFLOW_THRUST_FUSED_OPS(SYMFLOW_X)
 #undef SYMFLOW_X
 };
+
+// How many ops the list has.
+constexpr int num_fused_ops() {
+  int n = 0;
+#define SYMFLOW_X(name, fn, arity, broadcasts) ++n;
+  SYMFLOW_THRUST_FUSED_OPS(SYMFLOW_X)
+#undef SYMFLOW_X
+  return n;
+}
 
 // Fn applied to one operand or two.
 template <int Arity>
@@ -95,8 +109,8 @@ struct Apply<2> {
 template <class T>
 SYMFLOW_HD inline T apply_op(std::int64_t code, T a, T b) {
   switch (static_cast<OpCode>(code)) {
-#define SYMFLOW_X(name, def, fn, arity) \
-  case OpCode::name:                    \
+#define SYMFLOW_X(name, fn, arity, broadcasts) \
+  case OpCode::name:                           \
     return Apply<arity>::template run<symflow::detail::fn>(a, b);
     SYMFLOW_THRUST_FUSED_OPS(SYMFLOW_X)
 #undef SYMFLOW_X
@@ -109,12 +123,12 @@ struct OpInfo {
   OpCode code;
   int arity;
 };
-inline bool op_info(const ElementwiseDef* def, OpInfo& info) {
+constexpr bool op_info(const ElementwiseDef* def, OpInfo& info) {
   if (!def) return false;
-#define SYMFLOW_X(name, opdef, fn, a)              \
-  if (def == symflow::detail::opdef.elementwise) { \
-    info = {OpCode::name, a};                      \
-    return true;                                   \
+#define SYMFLOW_X(name, fn, a, broadcasts)                                            \
+  if (def == symflow::detail::elementwise_of<symflow::detail::fn, a, broadcasts>()) { \
+    info = {OpCode::name, a};                                                         \
+    return true;                                                                      \
   }
   SYMFLOW_THRUST_FUSED_OPS(SYMFLOW_X)
 #undef SYMFLOW_X

@@ -8,20 +8,26 @@
 // Inputs always arrive in device memory: the executor copies host values over.
 
 #include <cstdint>
-#include <string_view>
 #include <vector>
 
+#include "symflow/backend/backend.hpp"
+#include "symflow/backend/fused_program.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/backend/thrust/device_memory.cuh"
 #include "symflow/backend/thrust/system.cuh"
 #include "symflow/core/value.hpp"
+#include "symflow/ops/defs/op_def.hpp"
 
 namespace symflow::thrust_backend {
 
-// One kernel of the backend: the op type it runs and its function.
+// One kernel of the backend: the op it runs (its descriptor, ops/defs/), its function,
+// and, for an op the fused kernel (fused.cuh) can run, how it computes a block of
+// elements: the very ElementwiseDef the CPU table gives the op (fused.cuh recognises a
+// step's op by that pointer). Ops the fused kernel cannot run have none.
 struct KernelEntry {
-  std::string_view type;
+  const OpDef* op = nullptr;
   KernelFn fn = nullptr;
+  const ElementwiseDef* elementwise = nullptr;
 };
 
 // The execution policy every kernel uses.

@@ -39,12 +39,15 @@
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/kernels/shape.hpp"
+#include "symflow/backend/cpu/kernels/transform.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/array_ops.hpp"
-#include "symflow/ops/logic_ops.hpp"
-#include "symflow/ops/math_ops.hpp"
-#include "symflow/ops/shape_ops.hpp"
-#include "symflow/ops/transform_ops.hpp"
+#include "symflow/ops/defs/array.hpp"
+#include "symflow/ops/defs/logic.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/shape.hpp"
+#include "symflow/ops/defs/transform.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -257,9 +260,10 @@ inline void expand_dims_kernel(KernelContext& ctx) {
   ctx.set_output(0, ctx.input(0).reshaped(*out));
 }
 
-// Squeeze: the CPU kernel reads only dims and attrs, and reshapes (the buffer, and so
-// its memory space, is kept): it runs unchanged on device values.
-inline constexpr KernelFn squeeze_kernel = symflow::detail::kSqueezeOp.cpu_kernel;
+// Squeeze: the CPU kernel (backend/cpu/kernels/shape.hpp) reads only dims and attrs,
+// and reshapes (the buffer, and so its memory space, is kept): it runs unchanged on
+// device values.
+using symflow::detail::squeeze_kernel;
 
 // ---- BroadcastTo, Tile --------------------------------------------------------------------
 
@@ -851,34 +855,35 @@ inline void broadcast_gradient_args_kernel(KernelContext& ctx) {
 
 }  // namespace array_kernels
 
-inline constexpr std::array<KernelEntry, 27> kArrayKernels{{
-    {"Reshape", array_kernels::reshape_kernel},
-    {"Shape", array_kernels::shape_kernel},
-    {"Size", array_kernels::size_kernel},
-    {"Rank", array_kernels::rank_kernel},
-    {"ExpandDims", array_kernels::expand_dims_kernel},
-    {"Squeeze", array_kernels::squeeze_kernel},
-    {"BroadcastTo", array_kernels::broadcast_to_kernel},
-    {"Tile", array_kernels::tile_kernel},
-    {"Transpose", array_kernels::transpose_kernel},
-    {"InvertPermutation", array_kernels::invert_permutation_kernel},
-    {"ConcatV2", array_kernels::concat_kernel},
-    {"ConcatOffset", array_kernels::concat_offset_kernel},
-    {"Pack", array_kernels::pack_kernel},
-    {"Unpack", array_kernels::unpack_kernel},
-    {"Split", array_kernels::split_kernel},
-    {"SplitV", array_kernels::split_v_kernel},
-    {"Slice", array_kernels::slice_kernel},
-    {"StridedSlice", array_kernels::strided_slice_kernel},
-    {"StridedSliceGrad", array_kernels::strided_slice_grad_kernel},
-    {"GatherV2", array_kernels::gather_kernel},
-    {"UnsortedSegmentSum", array_kernels::unsorted_segment_sum_kernel},
-    {"Pad", array_kernels::pad_kernel},
-    {"PadV2", array_kernels::pad_kernel},
-    {"OneHot", array_kernels::one_hot_kernel},
-    {"Range", array_kernels::range_kernel},
-    {"Where", array_kernels::where_kernel},
-    {"BroadcastGradientArgs", array_kernels::broadcast_gradient_args_kernel},
-}};
+inline constexpr auto kArrayKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kReshapeOp, array_kernels::reshape_kernel},
+    {&symflow::detail::kShapeOp, array_kernels::shape_kernel},
+    {&symflow::detail::kSizeOp, array_kernels::size_kernel},
+    {&symflow::detail::kRankOp, array_kernels::rank_kernel},
+    {&symflow::detail::kExpandDimsOp, array_kernels::expand_dims_kernel},
+    {&symflow::detail::kSqueezeOp, array_kernels::squeeze_kernel},
+    {&symflow::detail::kBroadcastToOp, array_kernels::broadcast_to_kernel},
+    {&symflow::detail::kTileOp, array_kernels::tile_kernel},
+    {&symflow::detail::transform::kTransposeOp, array_kernels::transpose_kernel},
+    {&symflow::detail::transform::kInvertPermutationOp, array_kernels::invert_permutation_kernel},
+    {&symflow::detail::transform::kConcatV2Op, array_kernels::concat_kernel},
+    {&symflow::detail::transform::kConcatOffsetOp, array_kernels::concat_offset_kernel},
+    {&symflow::detail::transform::kPackOp, array_kernels::pack_kernel},
+    {&symflow::detail::transform::kUnpackOp, array_kernels::unpack_kernel},
+    {&symflow::detail::transform::kSplitOp, array_kernels::split_kernel},
+    {&symflow::detail::transform::kSplitVOp, array_kernels::split_v_kernel},
+    {&symflow::detail::transform::kSliceOp, array_kernels::slice_kernel},
+    {&symflow::detail::transform::kStridedSliceOp, array_kernels::strided_slice_kernel},
+    {&symflow::detail::transform::kStridedSliceGradOp, array_kernels::strided_slice_grad_kernel},
+    {&symflow::detail::transform::kGatherV2Op, array_kernels::gather_kernel},
+    {&symflow::detail::transform::kUnsortedSegmentSumOp,
+     array_kernels::unsorted_segment_sum_kernel},
+    {&symflow::detail::transform::kPadOp, array_kernels::pad_kernel},
+    {&symflow::detail::transform::kPadV2Op, array_kernels::pad_kernel},
+    {&symflow::detail::transform::kOneHotOp, array_kernels::one_hot_kernel},
+    {&symflow::detail::transform::kRangeOp, array_kernels::range_kernel},
+    {&symflow::detail::kWhereOp, array_kernels::where_kernel},
+    {&symflow::detail::kBroadcastGradientArgsOp, array_kernels::broadcast_gradient_args_kernel},
+});
 
 }  // namespace symflow::thrust_backend

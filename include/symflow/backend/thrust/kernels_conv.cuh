@@ -1,8 +1,8 @@
 #pragma once
 // Thrust kernels: 2-D convolution and pooling (Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad), NHWC, float32 and
-// float64, with the CPU kernels' attrs, checks and messages (ops/conv_ops.hpp: the
-// geometry helpers there only read attrs and dims, so they are shared).
+// float64, with the CPU kernels' attrs, checks and messages (backend/cpu/kernels/conv.hpp:
+// the geometry helpers there only read attrs and dims, so they are shared).
 //
 // Direct formulations: one thrust::for_each over the elements of the output, each
 // looping over its window. Every gradient is a gather (each element sums what reaches
@@ -23,8 +23,10 @@
 #include <string>
 #include <string_view>
 
+#include "symflow/backend/cpu/conv.hpp"
+#include "symflow/backend/cpu/kernels/conv.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/conv_ops.hpp"
+#include "symflow/ops/defs/conv.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -503,14 +505,14 @@ inline void avg_pool_grad_kernel(KernelContext& ctx) {
 
 }  // namespace conv_kernels
 
-inline constexpr std::array<KernelEntry, 7> kConvKernels{{
-    {"Conv2D", conv_kernels::conv2d_kernel},
-    {"Conv2DBackpropInput", conv_kernels::conv2d_backprop_input_kernel},
-    {"Conv2DBackpropFilter", conv_kernels::conv2d_backprop_filter_kernel},
-    {"MaxPool", conv_kernels::max_pool_kernel},
-    {"AvgPool", conv_kernels::avg_pool_kernel},
-    {"MaxPoolGrad", conv_kernels::max_pool_grad_kernel},
-    {"AvgPoolGrad", conv_kernels::avg_pool_grad_kernel},
-}};
+inline constexpr auto kConvKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::conv::kConv2DOp, conv_kernels::conv2d_kernel},
+    {&symflow::detail::conv::kConv2DBackpropInputOp, conv_kernels::conv2d_backprop_input_kernel},
+    {&symflow::detail::conv::kConv2DBackpropFilterOp, conv_kernels::conv2d_backprop_filter_kernel},
+    {&symflow::detail::conv::kMaxPoolOp, conv_kernels::max_pool_kernel},
+    {&symflow::detail::conv::kAvgPoolOp, conv_kernels::avg_pool_kernel},
+    {&symflow::detail::conv::kMaxPoolGradOp, conv_kernels::max_pool_grad_kernel},
+    {&symflow::detail::conv::kAvgPoolGradOp, conv_kernels::avg_pool_grad_kernel},
+});
 
 }  // namespace symflow::thrust_backend

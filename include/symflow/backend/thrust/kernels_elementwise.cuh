@@ -3,7 +3,7 @@
 // broadcasting), unary math, activations and their "XxxGrad" ops, comparisons, logical
 // ops, Select, Cast, AddN, ZerosLike, OnesLike and Fill.
 //
-// Every element goes through the very functor the CPU kernel calls (ops/*.hpp, marked
+// Every element goes through the very functor the CPU kernel calls (ops/defs/*.hpp, marked
 // SYMFLOW_HD), so results are the CPU's formulas; the checks before a launch (shapes,
 // dtypes, integer division by zero) are the CPU kernel's, with its messages. An op whose
 // CPU kernel uses a lambda (LogicalNot, LeakyRelu, LeakyReluGrad) has a functor here with
@@ -15,13 +15,18 @@
 #include <string>
 #include <vector>
 
+#include "symflow/backend/cpu/elementwise.hpp"
+#include "symflow/backend/cpu/kernel_table.hpp"
+#include "symflow/backend/cpu/kernels/logic.hpp"
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/kernels/shape.hpp"
 #include "symflow/backend/thrust/broadcast.cuh"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/array_ops.hpp"
-#include "symflow/ops/logic_ops.hpp"
-#include "symflow/ops/math_ops.hpp"
-#include "symflow/ops/nn_ops.hpp"
-#include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/defs/array.hpp"
+#include "symflow/ops/defs/logic.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/nn.hpp"
+#include "symflow/ops/defs/shape.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -386,62 +391,110 @@ inline void fill_kernel(KernelContext& ctx) {
 
 }  // namespace elementwise_kernels
 
+// The third field of each op the fused kernel runs (fused.cuh) is the CPU table's
+// (backend/cpu/kernels/math.hpp, nn.hpp): the same elementwise_of expression.
 inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
     // arithmetic, with broadcasting
-    {"Add", elementwise_kernels::binary_kernel<detail::AddFn>},
-    {"Sub", elementwise_kernels::binary_kernel<detail::SubFn>},
-    {"Mul", elementwise_kernels::binary_kernel<detail::MulFn>},
-    {"RealDiv", elementwise_kernels::binary_kernel<detail::RealDivFn>},
-    {"Div", elementwise_kernels::binary_kernel<detail::DivFn>},
-    {"Pow", elementwise_kernels::binary_kernel<detail::PowFn>},
-    {"Maximum", elementwise_kernels::binary_kernel<detail::MaximumFn>},
-    {"Minimum", elementwise_kernels::binary_kernel<detail::MinimumFn>},
-    {"SquaredDifference", elementwise_kernels::binary_kernel<detail::SquaredDifferenceFn>},
+    {&symflow::detail::kAddOp, elementwise_kernels::binary_kernel<symflow::detail::AddFn>,
+     symflow::detail::elementwise_of<symflow::detail::AddFn, 2>()},
+    {&symflow::detail::kSubOp, elementwise_kernels::binary_kernel<symflow::detail::SubFn>,
+     symflow::detail::elementwise_of<symflow::detail::SubFn, 2>()},
+    {&symflow::detail::kMulOp, elementwise_kernels::binary_kernel<symflow::detail::MulFn>,
+     symflow::detail::elementwise_of<symflow::detail::MulFn, 2>()},
+    {&symflow::detail::kRealDivOp, elementwise_kernels::binary_kernel<symflow::detail::RealDivFn>,
+     symflow::detail::elementwise_of<symflow::detail::RealDivFn, 2>()},
+    {&symflow::detail::kDivOp, elementwise_kernels::binary_kernel<symflow::detail::DivFn>,
+     symflow::detail::elementwise_of<symflow::detail::DivFn, 2>()},
+    {&symflow::detail::kPowOp, elementwise_kernels::binary_kernel<symflow::detail::PowFn>,
+     symflow::detail::elementwise_of<symflow::detail::PowFn, 2>()},
+    {&symflow::detail::kMaximumOp, elementwise_kernels::binary_kernel<symflow::detail::MaximumFn>,
+     symflow::detail::elementwise_of<symflow::detail::MaximumFn, 2>()},
+    {&symflow::detail::kMinimumOp, elementwise_kernels::binary_kernel<symflow::detail::MinimumFn>,
+     symflow::detail::elementwise_of<symflow::detail::MinimumFn, 2>()},
+    {&symflow::detail::kSquaredDifferenceOp,
+     elementwise_kernels::binary_kernel<symflow::detail::SquaredDifferenceFn>,
+     symflow::detail::elementwise_of<symflow::detail::SquaredDifferenceFn, 2>()},
     // unary math
-    {"Neg", elementwise_kernels::unary_kernel<detail::NegFn>},
-    {"Square", elementwise_kernels::unary_kernel<detail::SquareFn>},
-    {"Abs", elementwise_kernels::unary_kernel<detail::AbsFn>},
-    {"Sqrt", elementwise_kernels::unary_kernel<detail::SqrtFn>},
-    {"Exp", elementwise_kernels::unary_kernel<detail::ExpFn>},
-    {"Log", elementwise_kernels::unary_kernel<detail::LogFn>},
-    {"Sign", elementwise_kernels::unary_kernel<detail::SignFn>},
-    {"Floor", elementwise_kernels::nn_unary_kernel<detail::FloorFn>},
-    {"Log1p", elementwise_kernels::nn_unary_kernel<detail::Log1pFn>},
-    {"Rsqrt", elementwise_kernels::nn_unary_kernel<detail::RsqrtFn>},
-    {"Reciprocal", elementwise_kernels::nn_unary_kernel<detail::ReciprocalFn>},
+    {&symflow::detail::kNegOp, elementwise_kernels::unary_kernel<symflow::detail::NegFn>,
+     symflow::detail::elementwise_of<symflow::detail::NegFn, 1>()},
+    {&symflow::detail::kSquareOp, elementwise_kernels::unary_kernel<symflow::detail::SquareFn>,
+     symflow::detail::elementwise_of<symflow::detail::SquareFn, 1>()},
+    {&symflow::detail::kAbsOp, elementwise_kernels::unary_kernel<symflow::detail::AbsFn>,
+     symflow::detail::elementwise_of<symflow::detail::AbsFn, 1>()},
+    {&symflow::detail::kSqrtOp, elementwise_kernels::unary_kernel<symflow::detail::SqrtFn>,
+     symflow::detail::elementwise_of<symflow::detail::SqrtFn, 1>()},
+    {&symflow::detail::kExpOp, elementwise_kernels::unary_kernel<symflow::detail::ExpFn>,
+     symflow::detail::elementwise_of<symflow::detail::ExpFn, 1>()},
+    {&symflow::detail::kLogOp, elementwise_kernels::unary_kernel<symflow::detail::LogFn>,
+     symflow::detail::elementwise_of<symflow::detail::LogFn, 1>()},
+    {&symflow::detail::kSignOp, elementwise_kernels::unary_kernel<symflow::detail::SignFn>,
+     symflow::detail::elementwise_of<symflow::detail::SignFn, 1>()},
+    {&symflow::detail::kFloorOp, elementwise_kernels::nn_unary_kernel<symflow::detail::FloorFn>,
+     symflow::detail::elementwise_of<symflow::detail::FloorFn, 1>()},
+    {&symflow::detail::kLog1pOp, elementwise_kernels::nn_unary_kernel<symflow::detail::Log1pFn>,
+     symflow::detail::elementwise_of<symflow::detail::Log1pFn, 1>()},
+    {&symflow::detail::kRsqrtOp, elementwise_kernels::nn_unary_kernel<symflow::detail::RsqrtFn>,
+     symflow::detail::elementwise_of<symflow::detail::RsqrtFn, 1>()},
+    {&symflow::detail::kReciprocalOp,
+     elementwise_kernels::nn_unary_kernel<symflow::detail::ReciprocalFn>,
+     symflow::detail::elementwise_of<symflow::detail::ReciprocalFn, 1>()},
     // activations
-    {"Relu", elementwise_kernels::nn_unary_kernel<detail::ReluFn>},
-    {"Relu6", elementwise_kernels::nn_unary_kernel<detail::Relu6Fn>},
-    {"Elu", elementwise_kernels::nn_unary_kernel<detail::EluFn>},
-    {"Sigmoid", elementwise_kernels::nn_unary_kernel<detail::SigmoidFn>},
-    {"Tanh", elementwise_kernels::nn_unary_kernel<detail::TanhFn>},
-    {"LeakyRelu", elementwise_kernels::leaky_relu_kernel},
+    {&symflow::detail::kReluOp, elementwise_kernels::nn_unary_kernel<symflow::detail::ReluFn>,
+     symflow::detail::elementwise_of<symflow::detail::ReluFn, 1>()},
+    {&symflow::detail::kRelu6Op, elementwise_kernels::nn_unary_kernel<symflow::detail::Relu6Fn>,
+     symflow::detail::elementwise_of<symflow::detail::Relu6Fn, 1>()},
+    {&symflow::detail::kEluOp, elementwise_kernels::nn_unary_kernel<symflow::detail::EluFn>,
+     symflow::detail::elementwise_of<symflow::detail::EluFn, 1>()},
+    {&symflow::detail::kSigmoidOp, elementwise_kernels::nn_unary_kernel<symflow::detail::SigmoidFn>,
+     symflow::detail::elementwise_of<symflow::detail::SigmoidFn, 1>()},
+    {&symflow::detail::kTanhOp, elementwise_kernels::nn_unary_kernel<symflow::detail::TanhFn>,
+     symflow::detail::elementwise_of<symflow::detail::TanhFn, 1>()},
+    {&symflow::detail::kLeakyReluOp, elementwise_kernels::leaky_relu_kernel},
     // their gradients: two inputs of one shape
-    {"ReluGrad", elementwise_kernels::grad_binary_kernel<detail::ReluGradFn>},
-    {"Relu6Grad", elementwise_kernels::grad_binary_kernel<detail::Relu6GradFn>},
-    {"EluGrad", elementwise_kernels::grad_binary_kernel<detail::EluGradFn>},
-    {"SigmoidGrad", elementwise_kernels::grad_binary_kernel<detail::SigmoidGradFn>},
-    {"TanhGrad", elementwise_kernels::grad_binary_kernel<detail::TanhGradFn>},
-    {"RsqrtGrad", elementwise_kernels::grad_binary_kernel<detail::RsqrtGradFn>},
-    {"ReciprocalGrad", elementwise_kernels::grad_binary_kernel<detail::ReciprocalGradFn>},
-    {"LeakyReluGrad", elementwise_kernels::leaky_relu_grad_kernel},
+    {&symflow::detail::kReluGradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::ReluGradFn>,
+     symflow::detail::elementwise_of<symflow::detail::ReluGradFn, 2, false>()},
+    {&symflow::detail::kRelu6GradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::Relu6GradFn>,
+     symflow::detail::elementwise_of<symflow::detail::Relu6GradFn, 2, false>()},
+    {&symflow::detail::kEluGradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::EluGradFn>,
+     symflow::detail::elementwise_of<symflow::detail::EluGradFn, 2, false>()},
+    {&symflow::detail::kSigmoidGradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::SigmoidGradFn>,
+     symflow::detail::elementwise_of<symflow::detail::SigmoidGradFn, 2, false>()},
+    {&symflow::detail::kTanhGradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::TanhGradFn>,
+     symflow::detail::elementwise_of<symflow::detail::TanhGradFn, 2, false>()},
+    {&symflow::detail::kRsqrtGradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::RsqrtGradFn>,
+     symflow::detail::elementwise_of<symflow::detail::RsqrtGradFn, 2, false>()},
+    {&symflow::detail::kReciprocalGradOp,
+     elementwise_kernels::grad_binary_kernel<symflow::detail::ReciprocalGradFn>,
+     symflow::detail::elementwise_of<symflow::detail::ReciprocalGradFn, 2, false>()},
+    {&symflow::detail::kLeakyReluGradOp, elementwise_kernels::leaky_relu_grad_kernel},
     // comparisons and logic
-    {"Equal", elementwise_kernels::compare_kernel<detail::EqualFn>},
-    {"NotEqual", elementwise_kernels::compare_kernel<detail::NotEqualFn>},
-    {"Less", elementwise_kernels::compare_kernel<detail::LessFn>},
-    {"LessEqual", elementwise_kernels::compare_kernel<detail::LessEqualFn>},
-    {"Greater", elementwise_kernels::compare_kernel<detail::GreaterFn>},
-    {"GreaterEqual", elementwise_kernels::compare_kernel<detail::GreaterEqualFn>},
-    {"LogicalAnd", elementwise_kernels::logical_binary_kernel<detail::LogicalAndFn>},
-    {"LogicalOr", elementwise_kernels::logical_binary_kernel<detail::LogicalOrFn>},
-    {"LogicalNot", elementwise_kernels::logical_not_kernel},
-    {"Select", elementwise_kernels::select_kernel},
+    {&symflow::detail::kEqualOp, elementwise_kernels::compare_kernel<symflow::detail::EqualFn>},
+    {&symflow::detail::kNotEqualOp,
+     elementwise_kernels::compare_kernel<symflow::detail::NotEqualFn>},
+    {&symflow::detail::kLessOp, elementwise_kernels::compare_kernel<symflow::detail::LessFn>},
+    {&symflow::detail::kLessEqualOp,
+     elementwise_kernels::compare_kernel<symflow::detail::LessEqualFn>},
+    {&symflow::detail::kGreaterOp, elementwise_kernels::compare_kernel<symflow::detail::GreaterFn>},
+    {&symflow::detail::kGreaterEqualOp,
+     elementwise_kernels::compare_kernel<symflow::detail::GreaterEqualFn>},
+    {&symflow::detail::kLogicalAndOp,
+     elementwise_kernels::logical_binary_kernel<symflow::detail::LogicalAndFn>},
+    {&symflow::detail::kLogicalOrOp,
+     elementwise_kernels::logical_binary_kernel<symflow::detail::LogicalOrFn>},
+    {&symflow::detail::kLogicalNotOp, elementwise_kernels::logical_not_kernel},
+    {&symflow::detail::kSelectOp, elementwise_kernels::select_kernel},
     // conversions and fills
-    {"Cast", elementwise_kernels::cast_kernel},
-    {"AddN", elementwise_kernels::add_n_kernel},
-    {"ZerosLike", elementwise_kernels::filled_like_kernel<0>},
-    {"OnesLike", elementwise_kernels::filled_like_kernel<1>},
-    {"Fill", elementwise_kernels::fill_kernel},
+    {&symflow::detail::kCastOp, elementwise_kernels::cast_kernel},
+    {&symflow::detail::kAddNOp, elementwise_kernels::add_n_kernel},
+    {&symflow::detail::kZerosLikeOp, elementwise_kernels::filled_like_kernel<0>},
+    {&symflow::detail::kOnesLikeOp, elementwise_kernels::filled_like_kernel<1>},
+    {&symflow::detail::kFillOp, elementwise_kernels::fill_kernel},
 });
 
 }  // namespace symflow::thrust_backend

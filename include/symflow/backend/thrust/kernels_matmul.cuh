@@ -17,8 +17,9 @@
 #include <cstdint>
 #include <string>
 
+#include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/math_ops.hpp"
+#include "symflow/ops/defs/math.hpp"
 
 #if defined(SYMFLOW_THRUST_CUDA)
 #include <cublas_v2.h>
@@ -189,8 +190,8 @@ inline void matmul_kernel(KernelContext& ctx) {
 
 }  // namespace matmul_kernels
 
-inline constexpr std::array<KernelEntry, 1> kMatMulKernels{{
-    {"MatMul", matmul_kernels::matmul_kernel},
-}};
+inline constexpr auto kMatMulKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kMatMulOp, matmul_kernels::matmul_kernel},
+});
 
 }  // namespace symflow::thrust_backend

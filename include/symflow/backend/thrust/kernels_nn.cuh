@@ -3,10 +3,11 @@
 // SparseSoftmaxCrossEntropyWithLogits), BiasAdd and BiasAddGrad.
 //
 // One device thread per row for the row-wise ops, computing the row exactly as the CPU
-// kernels of ops/nn_ops.hpp do (shift by the row maximum, sum the exponentials in
-// order, ...): on the host systems the results are the CPU's bits; on CUDA exp and log
-// may differ from the host's libm by an ulp or two. BiasAdd is exact; BiasAddGrad is
-// the device reduction of kernels_reduce.cuh, in the CPU's order (the CPU's bits).
+// kernels of backend/cpu/kernels/nn.hpp do (shift by the row maximum, sum the
+// exponentials in order, ...): on the host systems the results are the CPU's bits; on
+// CUDA exp and log may differ from the host's libm by an ulp or two. BiasAdd is exact;
+// BiasAddGrad is the device reduction of kernels_reduce.cuh, in the CPU's order (the
+// CPU's bits).
 // The only data format is NHWC, as on the CPU (the shape functions reject others).
 
 #include <array>
@@ -15,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/kernels/nn.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
 #include "symflow/backend/thrust/kernels_reduce.cuh"
-#include "symflow/ops/nn_ops.hpp"
+#include "symflow/ops/defs/nn.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -239,13 +242,14 @@ inline void bias_add_grad_kernel(KernelContext& ctx) {
 
 }  // namespace nn_kernels
 
-inline constexpr std::array<KernelEntry, 6> kNnKernels{{
-    {"Softmax", nn_kernels::softmax_kernel<false>},
-    {"LogSoftmax", nn_kernels::softmax_kernel<true>},
-    {"SoftmaxCrossEntropyWithLogits", nn_kernels::softmax_xent_kernel},
-    {"SparseSoftmaxCrossEntropyWithLogits", nn_kernels::sparse_softmax_xent_kernel},
-    {"BiasAdd", nn_kernels::bias_add_kernel},
-    {"BiasAddGrad", nn_kernels::bias_add_grad_kernel},
-}};
+inline constexpr auto kNnKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kSoftmaxOp, nn_kernels::softmax_kernel<false>},
+    {&symflow::detail::kLogSoftmaxOp, nn_kernels::softmax_kernel<true>},
+    {&symflow::detail::kSoftmaxCrossEntropyWithLogitsOp, nn_kernels::softmax_xent_kernel},
+    {&symflow::detail::kSparseSoftmaxCrossEntropyWithLogitsOp,
+     nn_kernels::sparse_softmax_xent_kernel},
+    {&symflow::detail::kBiasAddOp, nn_kernels::bias_add_kernel},
+    {&symflow::detail::kBiasAddGradOp, nn_kernels::bias_add_grad_kernel},
+});
 
 }  // namespace symflow::thrust_backend

@@ -1,7 +1,7 @@
 #pragma once
 // Thrust kernels: random ops (RandomStandardNormal, RandomUniform, TruncatedNormal,
 // RandomUniformInt, RandomShuffle) that give the CPU kernels' numbers for the same seeds
-// (ops/random_ops.hpp), as TensorFlow's GPU and CPU kernels agree.
+// (backend/cpu/kernels/random.hpp), as TensorFlow's GPU and CPU kernels agree.
 //
 // The CPU draws from Philox4x32-10, a counter-based generator: output group g (4 floats,
 // 2 doubles, 4 int32 or 2 int64) is made from the result at counter base + g, and a
@@ -30,8 +30,10 @@
 #include <utility>
 #include <vector>
 
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/kernels/random.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/random_ops.hpp"
+#include "symflow/ops/defs/random.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -342,13 +344,15 @@ inline void random_shuffle_kernel(KernelContext& ctx) {
 
 }  // namespace random_kernels
 
-inline constexpr std::array<KernelEntry, 5> kRandomKernels{{
-    {"RandomStandardNormal", random_kernels::random_float_kernel<random_kernels::Dist::normal>},
-    {"RandomUniform", random_kernels::random_float_kernel<random_kernels::Dist::uniform>},
-    {"TruncatedNormal",
+inline constexpr auto kRandomKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kRandomStandardNormalOp,
+     random_kernels::random_float_kernel<random_kernels::Dist::normal>},
+    {&symflow::detail::kRandomUniformOp,
+     random_kernels::random_float_kernel<random_kernels::Dist::uniform>},
+    {&symflow::detail::kTruncatedNormalOp,
      random_kernels::random_float_kernel<random_kernels::Dist::truncated_normal>},
-    {"RandomUniformInt", random_kernels::random_uniform_int_kernel},
-    {"RandomShuffle", random_kernels::random_shuffle_kernel},
-}};
+    {&symflow::detail::kRandomUniformIntOp, random_kernels::random_uniform_int_kernel},
+    {&symflow::detail::kRandomShuffleOp, random_kernels::random_shuffle_kernel},
+});
 
 }  // namespace symflow::thrust_backend

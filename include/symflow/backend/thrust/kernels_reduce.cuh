@@ -24,12 +24,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "symflow/backend/cpu/kernels/logic.hpp"
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/kernels/reduction.hpp"
 #include "symflow/backend/cpu/reduce.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/logic_ops.hpp"
-#include "symflow/ops/math_ops.hpp"
-#include "symflow/ops/nn_ops.hpp"
-#include "symflow/ops/reduction_ops.hpp"
+#include "symflow/ops/defs/logic.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/nn.hpp"
+#include "symflow/ops/defs/reduction.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -513,19 +516,19 @@ inline void l2_loss_kernel(KernelContext& ctx) {
 
 }  // namespace reduce_kernels
 
-inline constexpr std::array<KernelEntry, 12> kReduceKernels{{
-    {"Sum", reduce_kernels::reduction_kernel<symflow::detail::Reduction::sum>},
-    {"Mean", reduce_kernels::reduction_kernel<symflow::detail::Reduction::mean>},
-    {"Max", reduce_kernels::reduction_kernel<symflow::detail::Reduction::max>},
-    {"Min", reduce_kernels::reduction_kernel<symflow::detail::Reduction::min>},
-    {"Prod", reduce_kernels::prod_kernel},
-    {"Any", reduce_kernels::bool_reduction_kernel<false>},
-    {"All", reduce_kernels::bool_reduction_kernel<true>},
-    {"ArgMax", reduce_kernels::arg_reduce_kernel<true>},
-    {"ArgMin", reduce_kernels::arg_reduce_kernel<false>},
-    {"Cumsum", reduce_kernels::scan_kernel<false>},
-    {"Cumprod", reduce_kernels::scan_kernel<true>},
-    {"L2Loss", reduce_kernels::l2_loss_kernel},
-}};
+inline constexpr auto kReduceKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kSumOp, reduce_kernels::reduction_kernel<symflow::detail::Reduction::sum>},
+    {&symflow::detail::kMeanOp, reduce_kernels::reduction_kernel<symflow::detail::Reduction::mean>},
+    {&symflow::detail::kMaxOp, reduce_kernels::reduction_kernel<symflow::detail::Reduction::max>},
+    {&symflow::detail::kMinOp, reduce_kernels::reduction_kernel<symflow::detail::Reduction::min>},
+    {&symflow::detail::kProdOp, reduce_kernels::prod_kernel},
+    {&symflow::detail::kAnyOp, reduce_kernels::bool_reduction_kernel<false>},
+    {&symflow::detail::kAllOp, reduce_kernels::bool_reduction_kernel<true>},
+    {&symflow::detail::kArgMaxOp, reduce_kernels::arg_reduce_kernel<true>},
+    {&symflow::detail::kArgMinOp, reduce_kernels::arg_reduce_kernel<false>},
+    {&symflow::detail::kCumsumOp, reduce_kernels::scan_kernel<false>},
+    {&symflow::detail::kCumprodOp, reduce_kernels::scan_kernel<true>},
+    {&symflow::detail::kL2LossOp, reduce_kernels::l2_loss_kernel},
+});
 
 }  // namespace symflow::thrust_backend

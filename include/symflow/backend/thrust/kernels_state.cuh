@@ -10,7 +10,9 @@
 //
 // Some entries reuse the CPU kernel: those that never touch elements (VariableV2
 // hands out its slot, NoOp does nothing, Identity forwards its input's buffer,
-// Placeholder only fails when not fed), so they run the same on any device.
+// Placeholder only fails when not fed), so they run the same on any device. They are
+// named here as the CPU table names them (backend/cpu/kernels/: StopGradient runs
+// identity_kernel).
 
 #include <algorithm>
 #include <array>
@@ -22,13 +24,16 @@
 #include <thrust/for_each.h>
 #include <thrust/transform.h>
 
+#include "symflow/backend/cpu/kernels/array.hpp"
+#include "symflow/backend/cpu/kernels/control.hpp"
+#include "symflow/backend/cpu/kernels/state.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
 #include "symflow/backend/thrust/kernels_array.cuh"
-#include "symflow/ops/array_ops.hpp"
-#include "symflow/ops/const_op.hpp"
-#include "symflow/ops/control_ops.hpp"
-#include "symflow/ops/shape_ops.hpp"
-#include "symflow/ops/state_ops.hpp"
+#include "symflow/ops/defs/array.hpp"
+#include "symflow/ops/defs/const.hpp"
+#include "symflow/ops/defs/control.hpp"
+#include "symflow/ops/defs/shape.hpp"
+#include "symflow/ops/defs/state.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -210,26 +215,27 @@ void scatter_kernel(KernelContext& ctx) {
 
 }  // namespace state_kernels
 
-inline constexpr std::array<KernelEntry, 14> kStateKernels{{
-    {"Const", state_kernels::const_kernel},
-    {"Placeholder", symflow::detail::kPlaceholderOp.cpu_kernel},
-    {"NoOp", symflow::detail::kNoOp.cpu_kernel},
-    {"Identity", symflow::detail::kIdentityOp.cpu_kernel},
-    {"StopGradient", symflow::detail::kStopGradientOp.cpu_kernel},
-    {"VariableV2", symflow::detail::kVariableV2Op.cpu_kernel},
-    {"Assign", state_kernels::assign_kernel},
-    {"_VariableOrInitialValue", symflow::detail::kVariableOrInitialValueOp.cpu_kernel},
-    {"IsVariableInitialized", symflow::detail::kIsVariableInitializedOp.cpu_kernel},
-    {"AssignAdd",
+inline constexpr auto kStateKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kConstOp, state_kernels::const_kernel},
+    {&symflow::detail::kPlaceholderOp, symflow::detail::placeholder_kernel},
+    {&symflow::detail::kNoOp, symflow::detail::no_op_kernel},
+    {&symflow::detail::kIdentityOp, symflow::detail::identity_kernel},
+    {&symflow::detail::kStopGradientOp, symflow::detail::identity_kernel},
+    {&symflow::detail::kVariableV2Op, symflow::detail::variable_kernel},
+    {&symflow::detail::kAssignOp, state_kernels::assign_kernel},
+    {&symflow::detail::kVariableOrInitialValueOp, symflow::detail::variable_or_initial_kernel},
+    {&symflow::detail::kIsVariableInitializedOp, symflow::detail::is_initialized_kernel},
+    {&symflow::detail::kAssignAddOp,
      state_kernels::assign_update_kernel<symflow::detail::AssignAddFn, state_kernels::DeviceAdd>},
-    {"AssignSub",
+    {&symflow::detail::kAssignSubOp,
      state_kernels::assign_update_kernel<symflow::detail::AssignSubFn, state_kernels::DeviceSub>},
-    {"ScatterUpdate", state_kernels::scatter_kernel<symflow::detail::ScatterUpdateFn,
-                                                    state_kernels::DeviceScatterUpdate>},
-    {"ScatterAdd",
+    {&symflow::detail::kScatterUpdateOp,
+     state_kernels::scatter_kernel<symflow::detail::ScatterUpdateFn,
+                                   state_kernels::DeviceScatterUpdate>},
+    {&symflow::detail::kScatterAddOp,
      state_kernels::scatter_kernel<symflow::detail::ScatterAddFn, state_kernels::DeviceAdd>},
-    {"ScatterSub",
+    {&symflow::detail::kScatterSubOp,
      state_kernels::scatter_kernel<symflow::detail::ScatterSubFn, state_kernels::DeviceSub>},
-}};
+});
 
 }  // namespace symflow::thrust_backend

@@ -3,9 +3,10 @@
 // ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad), float32 and float64.
 //
 // The executor colocates an update with its variables, so the slots it writes hold
-// device values. Each update runs as the CPU kernel does (ops/training_ops.hpp): the
-// same checks and messages under the slots' locks, then the same formulas in the same
-// order of operations, per element in a functor, and it stores NEW device buffers in
+// device values. Each update runs as the CPU kernel does
+// (backend/cpu/kernels/training.hpp): the same checks and messages under the slots'
+// locks, then the same formulas in the same order of operations, per element in a
+// functor, and it stores NEW device buffers in
 // the slots, as every write in symflow does (a value read before the update keeps what
 // it read: "v/read" shares the old buffer). The functors read the old buffers and write
 // the new ones directly, so an update costs one pass over its tensors.
@@ -22,8 +23,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/kernels/training.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
-#include "symflow/ops/training_ops.hpp"
+#include "symflow/ops/defs/training.hpp"
 
 namespace symflow::thrust_backend {
 
@@ -289,13 +292,13 @@ inline void apply_adagrad_kernel(KernelContext& ctx) {
 
 }  // namespace training_kernels
 
-inline constexpr std::array<KernelEntry, 6> kTrainingKernels{{
-    {"ApplyGradientDescent", training_kernels::apply_gradient_descent_kernel},
-    {"ApplyMomentum", training_kernels::apply_momentum_kernel},
-    {"ApplyAdam", training_kernels::apply_adam_kernel},
-    {"ApplyRMSProp", training_kernels::apply_rms_prop_kernel},
-    {"ApplyCenteredRMSProp", training_kernels::apply_centered_rms_prop_kernel},
-    {"ApplyAdagrad", training_kernels::apply_adagrad_kernel},
-}};
+inline constexpr auto kTrainingKernels = std::to_array<KernelEntry>({
+    {&symflow::detail::kApplyGradientDescentOp, training_kernels::apply_gradient_descent_kernel},
+    {&symflow::detail::kApplyMomentumOp, training_kernels::apply_momentum_kernel},
+    {&symflow::detail::kApplyAdamOp, training_kernels::apply_adam_kernel},
+    {&symflow::detail::kApplyRMSPropOp, training_kernels::apply_rms_prop_kernel},
+    {&symflow::detail::kApplyCenteredRMSPropOp, training_kernels::apply_centered_rms_prop_kernel},
+    {&symflow::detail::kApplyAdagradOp, training_kernels::apply_adagrad_kernel},
+});
 
 }  // namespace symflow::thrust_backend

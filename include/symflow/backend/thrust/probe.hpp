@@ -8,7 +8,7 @@
 #include <string>
 
 #include "symflow/backend/backend.hpp"
-#include "symflow/runtime/options.hpp"
+#include "symflow/backend/gpu_options.hpp"
 
 namespace symflow::thrust_backend {
 

@@ -1,12 +1,14 @@
 #pragma once
 // The GPU backend on Thrust: "/device:GPU:0" of every session in a build that
-// defines SYMFLOW_THRUST (runtime/devices.hpp, which reaches it through probe.hpp). Its kernels
-// come from the family headers below, each a table of (op type, kernel); an op with no entry has no
-// GPU kernel, and placement keeps it on the CPU (or refuses an explicit request).
+// defines SYMFLOW_THRUST (the runtime reaches it through probe.hpp). Its kernels come
+// from the family headers below, each a table of (op descriptor, kernel, elementwise
+// def); an op with no entry has no GPU kernel, and placement keeps it on the CPU (or
+// refuses an explicit request). An entry's elementwise def lets the fusion planner put
+// the op in a cluster that fused.cuh runs.
 
 #include <algorithm>
 #include <array>
-#include <mutex>
+#include <cstddef>
 #include <string>
 #include <unordered_map>
 
@@ -25,44 +27,68 @@
 #include "symflow/backend/thrust/kernels_training.cuh"
 #include "symflow/backend/thrust/probe.hpp"
 #include "symflow/backend/thrust/system.cuh"
-#include "symflow/ops/registry.hpp"
 
 namespace symflow::thrust_backend {
 
 namespace detail {
 template <std::size_t... N>
-auto join_kernels(const std::array<KernelEntry, N>&... parts) {
-  std::vector<KernelEntry> all;
-  (all.insert(all.end(), parts.begin(), parts.end()), ...);
+constexpr auto join_kernels(const std::array<KernelEntry, N>&... parts) {
+  std::array<KernelEntry, (N + ...)> all{};
+  std::size_t i = 0;
+  ((std::copy(parts.begin(), parts.end(), all.begin() + static_cast<std::ptrdiff_t>(i)),
+    i += parts.size()),
+   ...);
   return all;
+}
+
+// Whether the table gives each op of the fused kernel's list (fused.cuh) its
+// ElementwiseDef exactly once, and no other op one: then every step of a cluster the
+// planner builds from these defs has a device op code, and no fusible op is left out.
+template <std::size_t N>
+constexpr bool fused_ops_covered(const std::array<KernelEntry, N>& kernels) {
+  std::array<int, fused_detail::num_fused_ops()> given{};
+  for (const KernelEntry& e : kernels) {
+    if (!e.elementwise) continue;
+    fused_detail::OpInfo info{};
+    if (!fused_detail::op_info(e.elementwise, info) || info.arity != e.elementwise->arity)
+      return false;
+    ++given[static_cast<std::size_t>(info.code)];
+  }
+  for (int n : given)
+    if (n != 1) return false;
+  return true;
 }
 }  // namespace detail
 
-// Every kernel of the backend, by op type.
-inline const std::vector<KernelEntry>& all_kernels() {
-  static const std::vector<KernelEntry> all = detail::join_kernels(
-      kStateKernels, kArrayKernels, kElementwiseKernels, kReduceKernels, kMatMulKernels, kNnKernels,
-      kConvKernels, kTrainingKernels, kRandomKernels);
-  return all;
-}
+// Every kernel of the backend.
+inline constexpr auto kAllKernels = detail::join_kernels(
+    kStateKernels, kArrayKernels, kElementwiseKernels, kReduceKernels, kMatMulKernels, kNnKernels,
+    kConvKernels, kTrainingKernels, kRandomKernels);
+
+static_assert(detail::fused_ops_covered(kAllKernels),
+              "each op of fused.cuh's list needs exactly one kernel entry with its "
+              "elementwise_of<...>(), and no other entry may have one");
 
 class ThrustBackend final : public Backend {
  public:
   ThrustBackend() {
-    for (const KernelEntry& e : all_kernels()) {
-      const OpDef* def = find_op_def(e.type);
-      if (!def) throw InternalError("Thrust kernel for unknown op type " + std::string(e.type));
-      if (!by_def_.emplace(def, e.fn).second)
-        throw InternalError("Two Thrust kernels for op type " + std::string(e.type));
+    for (const KernelEntry& e : kAllKernels) {
+      if (!e.op || !e.fn) throw InternalError("Thrust kernel entry without an op or a kernel");
+      if (!by_def_.emplace(e.op, &e).second)
+        throw InternalError("Two Thrust kernels for op type " + std::string(e.op->type));
     }
   }
 
   std::string_view device_type() const override { return "GPU"; }
   KernelFn kernel(const OpDef& def) const override {
-    auto it = by_def_.find(&def);
-    return it == by_def_.end() ? nullptr : it->second;
+    const KernelEntry* e = entry(def);
+    return e ? e->fn : nullptr;
   }
   FusedKernelFn fused_kernel() const override { return &run_fused; }
+  const ElementwiseDef* elementwise(const OpDef& def) const override {
+    const KernelEntry* e = entry(def);
+    return e ? e->elementwise : nullptr;
+  }
 
   MemorySpace memory_space() const override { return MemorySpace::device; }
   Value allocate(DType dtype, Dims dims) const override {
@@ -72,7 +98,13 @@ class ThrustBackend final : public Backend {
   Value from_host(const Value& v) const override { return copy_to_device(v); }
 
  private:
-  std::unordered_map<const OpDef*, KernelFn> by_def_;
+  const KernelEntry* entry(const OpDef& def) const {
+    auto it = by_def_.find(&def);
+    return it == by_def_.end() ? nullptr : it->second;
+  }
+
+  // Entries of kAllKernels.
+  std::unordered_map<const OpDef*, const KernelEntry*> by_def_;
 };
 
 }  // namespace symflow::thrust_backend

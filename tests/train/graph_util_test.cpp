@@ -1,15 +1,15 @@
-// graph_util (graph/graph_util.hpp): extract_sub_graph and freezing.
+// graph_util (train/graph_util.hpp): extract_sub_graph and freezing.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include <symflow/graph/graph_util.hpp>
-#include <symflow/graph/importer.hpp>
+#include <symflow/train/graph_util.hpp>
+#include <symflow/io/importer.hpp>
 #include <symflow/io/graph_def_json.hpp>
 #include <symflow/symflow.hpp>
 
-namespace symflow_test_graph_graph_util_test {
+namespace symflow_test_train_graph_util_test {
 
 namespace tf = symflow;
 
@@ -137,4 +137,4 @@ TEST_CASE("graph_util: whitelist, blacklist, and uninitialised variables") {
   (void)out;
 }
 
-}  // namespace symflow_test_graph_graph_util_test
+}  // namespace symflow_test_train_graph_util_test

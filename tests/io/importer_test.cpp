@@ -1,4 +1,4 @@
-// import_graph_def (graph/importer.hpp): prefixes, input_map, return_elements,
+// import_graph_def (io/importer.hpp): prefixes, input_map, return_elements,
 // ordering, and its errors.
 #include <doctest/doctest.h>
 
@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include <symflow/graph/importer.hpp>
+#include <symflow/io/importer.hpp>
 #include <symflow/io/graph_def_json.hpp>
 #include <symflow/symflow.hpp>
 
-namespace symflow_test_graph_importer_test {
+namespace symflow_test_io_importer_test {
 
 namespace tf = symflow;
 
@@ -57,7 +57,7 @@ tf::NodeDef const_node(std::string name, float v) {
 
 }  // namespace
 
-TEST_CASE("graph/importer: a model through JSON and import runs with identical outputs") {
+TEST_CASE("io/importer: a model through JSON and import runs with identical outputs") {
   tf::Graph original = build_model();
   tf::Value expected = run_original(original);
   std::string json = tf::io::serialize_graph_def(original.as_graph_def(), true);
@@ -97,7 +97,7 @@ TEST_CASE("graph/importer: a model through JSON and import runs with identical o
         tf::Value{{0.1f, -0.2f, 0.3f, 0.4f}, {0.5f, 0.6f, -0.7f, 0.8f}, {0.9f, 1.0f, 1.1f, -1.2f}});
 }
 
-TEST_CASE("graph/importer: prefixes are made unique; name \"\" keeps names and rejects clashes") {
+TEST_CASE("io/importer: prefixes are made unique; name \"\" keeps names and rejects clashes") {
   tf::GraphDef def = build_model().as_graph_def();
   tf::Graph g;
   auto first = tf::detail::import_graph_def_into(g, def, {});
@@ -135,7 +135,7 @@ TEST_CASE("graph/importer: prefixes are made unique; name \"\" keeps names and r
         sess.run("import_1/probs:0", {{"import_1/x:0", kInput}}));
 }
 
-TEST_CASE("graph/importer: input_map replaces tensors of the GraphDef") {
+TEST_CASE("io/importer: input_map replaces tensors of the GraphDef") {
   tf::Graph original = build_model();
   tf::Value expected = run_original(original);
   tf::GraphDef def = original.as_graph_def();
@@ -179,7 +179,7 @@ TEST_CASE("graph/importer: input_map replaces tensors of the GraphDef") {
                        tf::ValueError);
 }
 
-TEST_CASE("graph/importer: return_elements and their errors") {
+TEST_CASE("io/importer: return_elements and their errors") {
   tf::GraphDef def = build_model().as_graph_def();
   tf::Graph g;
   auto returned = tf::import_graph_def(def, {.return_elements = {"w", "w:0", "relu:0", "x"}}, g);
@@ -203,7 +203,7 @@ TEST_CASE("graph/importer: return_elements and their errors") {
   CHECK_THROWS_AS(tf::import_graph_def(def, {.return_elements = {"relu:x"}}, h), tf::ValueError);
 }
 
-TEST_CASE("graph/importer: nodes in any order are sorted over data and control inputs") {
+TEST_CASE("io/importer: nodes in any order are sorted over data and control inputs") {
   tf::Graph original = build_model();
   tf::Value expected = run_original(original);
   tf::GraphDef def = original.as_graph_def();
@@ -224,7 +224,7 @@ TEST_CASE("graph/importer: nodes in any order are sorted over data and control i
   CHECK(h.get_operation_by_name("after").control_inputs().at(0).name() == "before");
 }
 
-TEST_CASE("graph/importer: unknown ops, missing inputs and cycles leave the graph unchanged") {
+TEST_CASE("io/importer: unknown ops, missing inputs and cycles leave the graph unchanged") {
   tf::Graph g;
   tf::GraphDef unknown;
   unknown.node = {const_node("a", 1.0f), node("f", "Frobnicate", {"a"})};
@@ -294,7 +294,7 @@ TEST_CASE("graph/importer: unknown ops, missing inputs and cycles leave the grap
   CHECK_THROWS_AS(tf::import_graph_def(shapes, {}, finalized), tf::FailedPreconditionError);
 }
 
-TEST_CASE("graph/importer: devices and control inputs are kept; control_dependencies apply") {
+TEST_CASE("io/importer: devices and control inputs are kept; control_dependencies apply") {
   tf::GraphDef def;
   def.node = {const_node("a", 2.0f), node("g", "NoOp", {"^a"}),
               node("i", "Identity", {"a", "^g"}, {{"T", tf::float32}})};
@@ -325,4 +325,4 @@ TEST_CASE("graph/importer: devices and control inputs are kept; control_dependen
         std::vector<tf::Operation>{other.op()});
 }
 
-}  // namespace symflow_test_graph_importer_test
+}  // namespace symflow_test_io_importer_test

@@ -1,0 +1,56 @@
+#pragma once
+// The CPU kernels of Placeholder, Identity, Reshape and Fill, and kArrayCpuKernels,
+// the table that maps their OpDefs (ops/defs/array.hpp) to them.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "symflow/backend/cpu/kernel_table.hpp"
+#include "symflow/backend/kernel_context.hpp"
+#include "symflow/ops/defs/array.hpp"
+
+namespace symflow::detail {
+
+// A Placeholder runs only when it was not fed.
+inline void placeholder_kernel(KernelContext& ctx) {
+  const Shape& shape = ctx.attr<Shape>("shape");
+  std::string message = "You must feed a value for placeholder tensor '" + ctx.node_name() +
+                        "' with dtype " + std::string(dtype_runtime_name(ctx.attr<DType>("dtype")));
+  if (shape.has_rank() && shape.rank() > 0) message += " and shape " + dims_to_string(shape.dims());
+  ctx.fail(message);
+}
+
+inline void identity_kernel(KernelContext& ctx) { ctx.set_output(0, ctx.input(0)); }
+
+inline void reshape_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  std::string error;
+  auto dims = resolve_reshape(shape_argument(ctx.input(1)), in.size(), error);
+  if (!dims) ctx.fail(error);
+  ctx.set_output(0, in.reshaped(*dims));
+}
+
+inline void fill_kernel(KernelContext& ctx) {
+  Dims dims = shape_argument(ctx.input(0));
+  for (auto d : dims)
+    if (d < 0) ctx.fail("Fill dims must be non-negative, got " + dims_to_string(dims));
+  const Value& v = ctx.input(1);
+  if (v.rank() != 0) ctx.fail("value must be a scalar, got shape " + dims_to_string(v.dims()));
+  Value& out = ctx.allocate_output(0, v.dtype(), dims);
+  std::size_t elem = dtype_size(v.dtype());
+  auto* dst = static_cast<std::byte*>(out.raw_data());
+  for (std::int64_t i = 0; i < out.size(); ++i)
+    std::memcpy(dst + static_cast<std::size_t>(i) * elem, v.raw_data(), elem);
+}
+
+inline constexpr auto kArrayCpuKernels = std::to_array<CpuKernel>({
+    {&kPlaceholderOp, placeholder_kernel},
+    {&kIdentityOp, identity_kernel},
+    {&kReshapeOp, reshape_kernel},
+    {&kFillOp, fill_kernel},
+});
+
+}  // namespace symflow::detail

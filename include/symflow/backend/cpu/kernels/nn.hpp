@@ -1,0 +1,380 @@
+#pragma once
+// The neural-network ops' CPU kernels (ops/defs/nn.hpp describes the ops): tight loops
+// over contiguous buffers, float32 and float64 (and the integer types where TensorFlow
+// registers them: Relu, Relu6, BiasAdd, SquaredDifference); the run-time shape checks
+// the GPU kernels share; and kNnCpuKernels, the table that maps each nn OpDef to its
+// kernel.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "symflow/backend/cpu/elementwise.hpp"
+#include "symflow/backend/cpu/kernel_table.hpp"
+#include "symflow/backend/cpu/kernels/math.hpp"
+#include "symflow/backend/cpu/reduce.hpp"
+#include "symflow/backend/kernel_context.hpp"
+#include "symflow/ops/defs/nn.hpp"
+
+namespace symflow::detail {
+
+// ---- elementwise unary ops ------------------------------------------------------------
+
+template <class Fn>
+void nn_unary_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>) {
+      if constexpr (std::is_same_v<Fn, ReciprocalFn> && std::is_integral_v<T>) {
+        for (T x : ctx.input(0).flat<T>())
+          if (x == T{0}) ctx.fail("Integer division by zero");
+      }
+      cpu::unary<T, T>(ctx, Fn{});
+    } else {
+      unsupported_dtype(ctx, ctx.input(0).dtype());
+    }
+  });
+}
+
+inline void leaky_relu_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_v<T>) {
+      const auto alpha = static_cast<T>(ctx.attr<double>("alpha"));
+      cpu::unary<T, T>(ctx, [alpha](T x) { return x > T{0} ? x : alpha * x; });
+    } else {
+      unsupported_dtype(ctx, in.dtype());
+    }
+  });
+}
+
+// ---- the "XxxGrad" ops: two inputs of one shape, elementwise -----------------------------
+
+// Both inputs have one shape: z[i] = f(x[i], y[i]).
+template <class T, class F>
+void same_shape_binary(KernelContext& ctx, F f) {
+  const Value& a = ctx.input(0);
+  const Value& b = ctx.input(1);
+  if (a.dims() != b.dims()) cpu::fail_incompatible(ctx, a.dims(), b.dims());
+  Value& out = ctx.allocate_output(0, a.dtype(), a.dims());
+  const T* x = a.data<T>();
+  const T* y = b.data<T>();
+  T* z = out.data<T>();
+  const std::int64_t n = a.size();
+  for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
+}
+
+template <class Fn>
+void grad_binary_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>)
+      same_shape_binary<T>(ctx, Fn{});
+    else
+      unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
+inline void leaky_relu_grad_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_v<T>) {
+      const auto alpha = static_cast<T>(ctx.attr<double>("alpha"));
+      same_shape_binary<T>(ctx, [alpha](T g, T x) { return x > T{0} ? g : alpha * g; });
+    } else {
+      unsupported_dtype(ctx, ctx.input(0).dtype());
+    }
+  });
+}
+
+// ---- softmax family ---------------------------------------------------------------------
+
+// Elements per intra-op chunk for the row-wise kernels below: rows are independent, so
+// each is computed the same way whichever thread takes it.
+inline constexpr std::int64_t kRowKernelChunk = 8192;
+inline std::int64_t min_rows_per_chunk(std::int64_t cols) {
+  return std::max<std::int64_t>(1, kRowKernelChunk / std::max<std::int64_t>(1, cols));
+}
+
+// Calls row(x_row, y_row, cols) for every row of the last axis.
+template <class Row>
+void softmax_like_kernel(KernelContext& ctx, Row row) {
+  const Value& in = ctx.input(0);
+  if (in.rank() < 1) ctx.fail("logits must have >= 1 dimension, got " + dims_to_string(in.dims()));
+  visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_v<T>) {
+      Value& out = ctx.allocate_output(0, in.dtype(), in.dims());
+      const std::int64_t cols = in.dims().back();
+      const std::int64_t rows = cols ? in.size() / cols : 0;
+      const T* x = in.data<T>();
+      T* y = out.data<T>();
+      ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) row(x + r * cols, y + r * cols, cols);
+      });
+    } else {
+      unsupported_dtype(ctx, in.dtype());
+    }
+  });
+}
+
+// Softmax over the last axis, shifted by the row maximum for stability.
+inline void softmax_kernel(KernelContext& ctx) {
+  softmax_like_kernel(ctx, [](const auto* x, auto* y, std::int64_t cols) {
+    using T = std::remove_cvref_t<decltype(*x)>;
+    const T m = *std::max_element(x, x + cols);
+    T sum = 0;
+    for (std::int64_t j = 0; j < cols; ++j) sum += (y[j] = std::exp(x[j] - m));
+    const T inv = T{1} / sum;
+    for (std::int64_t j = 0; j < cols; ++j) y[j] *= inv;
+  });
+}
+
+// log(softmax(x)) = (x - max) - log(sum(exp(x - max))).
+inline void log_softmax_kernel(KernelContext& ctx) {
+  softmax_like_kernel(ctx, [](const auto* x, auto* y, std::int64_t cols) {
+    using T = std::remove_cvref_t<decltype(*x)>;
+    const T m = *std::max_element(x, x + cols);
+    T sum = 0;
+    for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(x[j] - m);
+    const T lse = std::log(sum);
+    for (std::int64_t j = 0; j < cols; ++j) y[j] = x[j] - m - lse;
+  });
+}
+
+// ---- cross entropy ------------------------------------------------------------------------
+
+// SoftmaxCrossEntropyWithLogits' shapes, as TensorFlow's kernel checks them (the CPU and
+// GPU kernels share it).
+inline void check_softmax_xent(const KernelContext& ctx, const Value& logits, const Value& labels) {
+  if (logits.rank() != 2)
+    ctx.fail("logits must be 2-dimensional, got shape " + dims_to_string(logits.dims()));
+  if (logits.dims() != labels.dims())
+    ctx.fail("logits and labels must be broadcastable: logits_size=" +
+             dims_to_string(logits.dims()) + " labels_size=" + dims_to_string(labels.dims()));
+}
+
+inline void softmax_xent_kernel(KernelContext& ctx) {
+  const Value& logits = ctx.input(0);
+  const Value& labels = ctx.input(1);
+  check_softmax_xent(ctx, logits, labels);
+  visit_dtype(logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_v<T>) {
+      const std::int64_t rows = logits.dims()[0], cols = logits.dims()[1];
+      Value& loss = ctx.allocate_output(0, logits.dtype(), {rows});
+      Value& back = ctx.allocate_output(1, logits.dtype(), {rows, cols});
+      const T* x = logits.data<T>();
+      const T* p = labels.data<T>();
+      T* l = loss.data<T>();
+      T* b = back.data<T>();
+      ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const T* xr = x + r * cols;
+          const T* pr = p + r * cols;
+          T* br = b + r * cols;
+          if (cols == 0) {
+            l[r] = 0;
+            continue;
+          }
+          const T m = *std::max_element(xr, xr + cols);
+          T sum = 0;
+          for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
+          const T lse = std::log(sum), inv = T{1} / sum;
+          T acc = 0;
+          for (std::int64_t j = 0; j < cols; ++j) {
+            acc += pr[j] * (lse - (xr[j] - m));
+            br[j] = br[j] * inv - pr[j];
+          }
+          l[r] = acc;
+        }
+      });
+    } else {
+      unsupported_dtype(ctx, logits.dtype());
+    }
+  });
+}
+
+// SparseSoftmaxCrossEntropyWithLogits' shapes, checked before its labels are read (the CPU
+// and GPU kernels share it). Returns {rows, cols} of the logits.
+inline std::pair<std::int64_t, std::int64_t> check_sparse_xent_shapes(const KernelContext& ctx,
+                                                                      const Value& logits,
+                                                                      const Value& labels) {
+  if (logits.rank() != 2)
+    ctx.fail("logits must be 2-D, but got shape " + dims_to_string(logits.dims()));
+  if (labels.rank() != 1)
+    ctx.fail("labels must be 1-D, but got shape " + dims_to_string(labels.dims()));
+  if (logits.dims()[0] != labels.dims()[0])
+    ctx.fail("logits and labels must have the same first dimension, got logits shape " +
+             dims_to_string(logits.dims()) + " and labels shape " + dims_to_string(labels.dims()));
+  const std::int64_t rows = logits.dims()[0], cols = logits.dims()[1];
+  if (cols == 0)
+    ctx.fail("Must have at least one class, but got logits shape " + dims_to_string(logits.dims()));
+  return {rows, cols};
+}
+
+// Labels out of range are an error, reported with every label as TensorFlow does.
+// label_at(r) reads label r on the host (the CPU reads its buffer, the GPU a host copy).
+template <class LabelAt>
+void check_sparse_labels(const KernelContext& ctx, std::int64_t rows, std::int64_t cols,
+                         LabelAt label_at) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t y = label_at(r);
+    if (y < 0 || y >= cols) {
+      std::string all;
+      for (std::int64_t i = 0; i < rows; ++i) all += (i ? " " : "") + std::to_string(label_at(i));
+      ctx.fail("Received a label value of " + std::to_string(y) +
+               " which is outside the valid range of [0, " + std::to_string(cols) +
+               ").  Label values: " + all);
+    }
+  }
+}
+
+inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
+  const Value& logits = ctx.input(0);
+  const Value& labels = ctx.input(1);
+  const auto shape = check_sparse_xent_shapes(ctx, logits, labels);
+  const std::int64_t rows = shape.first, cols = shape.second;
+  auto label_at = [&](std::int64_t r) -> std::int64_t {
+    if (labels.dtype() == DType::int32) return labels.data<std::int32_t>()[r];
+    return labels.data<std::int64_t>()[r];
+  };
+  check_sparse_labels(ctx, rows, cols, label_at);
+  visit_dtype(logits.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_v<T>) {
+      Value& loss = ctx.allocate_output(0, logits.dtype(), {rows});
+      Value& back = ctx.allocate_output(1, logits.dtype(), {rows, cols});
+      const T* x = logits.data<T>();
+      T* l = loss.data<T>();
+      T* b = back.data<T>();
+      ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const T* xr = x + r * cols;
+          T* br = b + r * cols;
+          const T m = *std::max_element(xr, xr + cols);
+          T sum = 0;
+          for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
+          const T lse = std::log(sum), inv = T{1} / sum;
+          for (std::int64_t j = 0; j < cols; ++j) br[j] *= inv;
+          const std::int64_t y = label_at(r);
+          l[r] = lse - (xr[y] - m);
+          br[y] -= T{1};
+        }
+      });
+    } else {
+      unsupported_dtype(ctx, logits.dtype());
+    }
+  });
+}
+
+// ---- L2Loss: sum(t^2) / 2 --------------------------------------------------------------
+inline void l2_loss_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_v<T>) {
+      const T* x = in.data<T>();
+      double sum = 0;  // float32 sums in double: a long sum keeps its precision
+      for (std::int64_t i = 0, n = in.size(); i < n; ++i)
+        sum += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+      ctx.set_output(0, Value(static_cast<T>(sum / 2)));
+    } else {
+      unsupported_dtype(ctx, in.dtype());
+    }
+  });
+}
+
+// ---- BiasAdd and BiasAddGrad (data_format NHWC: the bias runs along the last axis) ----------
+// BiasAdd's shapes (the CPU and GPU kernels share it). Returns the channels.
+inline std::int64_t check_bias_add(const KernelContext& ctx, const Value& value,
+                                   const Value& bias) {
+  if (value.rank() < 2)
+    ctx.fail("Input tensor must be at least 2D: " + dims_to_string(value.dims()));
+  if (bias.rank() != 1) ctx.fail("Biases must be 1D: " + dims_to_string(bias.dims()));
+  const std::int64_t channels = value.dims().back();
+  if (bias.dims()[0] != channels)
+    ctx.fail("Must provide as many biases as the last dimension of the input tensor: " +
+             dims_to_string(bias.dims()) + " vs. " + dims_to_string(value.dims()));
+  return channels;
+}
+
+inline void bias_add_kernel(KernelContext& ctx) {
+  const Value& value = ctx.input(0);
+  const Value& bias = ctx.input(1);
+  const std::int64_t channels = check_bias_add(ctx, value, bias);
+  visit_dtype(value.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (BiasAddTypes::accepts<T>) {
+      Value& out = ctx.allocate_output(0, value.dtype(), value.dims());
+      const T* x = value.data<T>();
+      const T* b = bias.data<T>();
+      T* y = out.data<T>();
+      const std::int64_t rows = channels ? value.size() / channels : 0;
+      ctx.parallel_for(rows, cpu::kReduceMinChunk / std::max<std::int64_t>(1, channels),
+                       [&](std::int64_t r0, std::int64_t r1) {
+                         for (std::int64_t r = r0; r < r1; ++r)
+                           for (std::int64_t j = 0; j < channels; ++j)
+                             y[r * channels + j] = add_wrapping(x[r * channels + j], b[j]);
+                       });
+    } else {
+      unsupported_dtype(ctx, value.dtype());
+    }
+  });
+}
+
+inline void bias_add_grad_kernel(KernelContext& ctx) {
+  const Value& g = ctx.input(0);
+  if (g.rank() < 2) ctx.fail("Input tensor must be at least 2D: " + dims_to_string(g.dims()));
+  visit_dtype(g.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (BiasAddTypes::accepts<T>) {
+      // The sum over every axis but the last: cpu::reduce adds each channel's values in
+      // row order, split over threads by channels (bit-identical to one thread).
+      AxisMask mask(static_cast<std::size_t>(g.rank()), true);
+      mask.back() = false;
+      ctx.set_output(0, cpu::reduce<T>(ctx, g, mask, false, T{0}, AddWrappingFn{}));
+    } else {
+      unsupported_dtype(ctx, g.dtype());
+    }
+  });
+}
+
+inline constexpr auto kNnCpuKernels = std::to_array<CpuKernel>({
+    {&kReluOp, nn_unary_kernel<ReluFn>, elementwise_of<ReluFn, 1>()},
+    {&kRelu6Op, nn_unary_kernel<Relu6Fn>, elementwise_of<Relu6Fn, 1>()},
+    {&kEluOp, nn_unary_kernel<EluFn>, elementwise_of<EluFn, 1>()},
+    {&kSigmoidOp, nn_unary_kernel<SigmoidFn>, elementwise_of<SigmoidFn, 1>()},
+    {&kTanhOp, nn_unary_kernel<TanhFn>, elementwise_of<TanhFn, 1>()},
+    {&kFloorOp, nn_unary_kernel<FloorFn>, elementwise_of<FloorFn, 1>()},
+    {&kLog1pOp, nn_unary_kernel<Log1pFn>, elementwise_of<Log1pFn, 1>()},
+    {&kRsqrtOp, nn_unary_kernel<RsqrtFn>, elementwise_of<RsqrtFn, 1>()},
+    {&kReciprocalOp, nn_unary_kernel<ReciprocalFn>, elementwise_of<ReciprocalFn, 1>()},
+    {&kLeakyReluOp, leaky_relu_kernel},
+    {&kReluGradOp, grad_binary_kernel<ReluGradFn>, elementwise_of<ReluGradFn, 2, false>()},
+    {&kRelu6GradOp, grad_binary_kernel<Relu6GradFn>, elementwise_of<Relu6GradFn, 2, false>()},
+    {&kEluGradOp, grad_binary_kernel<EluGradFn>, elementwise_of<EluGradFn, 2, false>()},
+    {&kSigmoidGradOp, grad_binary_kernel<SigmoidGradFn>, elementwise_of<SigmoidGradFn, 2, false>()},
+    {&kTanhGradOp, grad_binary_kernel<TanhGradFn>, elementwise_of<TanhGradFn, 2, false>()},
+    {&kRsqrtGradOp, grad_binary_kernel<RsqrtGradFn>, elementwise_of<RsqrtGradFn, 2, false>()},
+    {&kReciprocalGradOp, grad_binary_kernel<ReciprocalGradFn>,
+     elementwise_of<ReciprocalGradFn, 2, false>()},
+    {&kLeakyReluGradOp, leaky_relu_grad_kernel},
+    {&kSquaredDifferenceOp, binary_kernel<SquaredDifferenceFn>,
+     elementwise_of<SquaredDifferenceFn, 2>()},
+    {&kSoftmaxOp, softmax_kernel},
+    {&kLogSoftmaxOp, log_softmax_kernel},
+    {&kSoftmaxCrossEntropyWithLogitsOp, softmax_xent_kernel},
+    {&kSparseSoftmaxCrossEntropyWithLogitsOp, sparse_softmax_xent_kernel},
+    {&kL2LossOp, l2_loss_kernel},
+    {&kBiasAddOp, bias_add_kernel},
+    {&kBiasAddGradOp, bias_add_grad_kernel},
+});
+
+}  // namespace symflow::detail

@@ -1,0 +1,98 @@
+#pragma once
+// The descriptions of Placeholder, Identity, Reshape and Fill: their shape functions,
+// the reshape target resolution their shape function and kernel share, and their
+// OpDefs. The kernels are in backend/cpu/kernels/array.hpp, the graph-building
+// functions (tf.placeholder, tf.reshape, tf.zeros, ...) in ops/array_ops.hpp.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+#include "symflow/ops/defs/op_def.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
+
+namespace symflow::detail {
+
+inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
+  return {{c.attr<DType>("dtype"), c.attr<Shape>("shape")}};
+}
+
+inline constexpr OpDef kPlaceholderOp{
+    .type = "Placeholder", .num_inputs = 0, .infer = infer_placeholder};
+
+inline constexpr OpDef kIdentityOp{
+    .type = "Identity", .num_inputs = 1, .infer = same_as_input, .forwards_ref = true};
+
+// Resolves a target shape with at most one -1 against `n` elements. When impossible:
+// nullopt, and `error` worded as TensorFlow's kernel words it, or as its shape function
+// does when `at_build`.
+inline std::optional<Dims> resolve_reshape(Dims target, std::int64_t n, std::string& error,
+                                           bool at_build = false) {
+  std::int64_t known = 1;
+  int unknown_at = -1;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1) {
+      if (unknown_at >= 0) {
+        error = "Only one input size may be -1, not both " + std::to_string(unknown_at) + " and " +
+                std::to_string(i);
+        return std::nullopt;
+      }
+      unknown_at = static_cast<int>(i);
+    } else if (target[i] < 0) {
+      error =
+          "Size " + std::to_string(i) + " must be non-negative, not " + std::to_string(target[i]);
+      return std::nullopt;
+    } else {
+      known *= target[i];
+    }
+  }
+  if (unknown_at >= 0) {
+    if (known == 0 || n % known != 0) {
+      error = at_build ? "Dimension size must be evenly divisible by " + std::to_string(known) +
+                             " but is " + std::to_string(n)
+                       : "Input to reshape is a tensor with " + std::to_string(n) +
+                             " values, but the requested shape requires a multiple of " +
+                             std::to_string(known);
+      return std::nullopt;
+    }
+    target[static_cast<std::size_t>(unknown_at)] = n / known;
+  } else if (known != n) {
+    error = at_build ? "Cannot reshape a tensor with " + std::to_string(n) + " elements to shape " +
+                           dims_to_string(target) + " (" + std::to_string(known) + " elements)"
+                     : "Input to reshape is a tensor with " + std::to_string(n) +
+                           " values, but the requested shape has " + std::to_string(known);
+    return std::nullopt;
+  }
+  return target;
+}
+
+inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
+  const Value* target = c.constant(1);
+  if (!target) return {{c.dtype(0), Shape::unknown()}};
+  Dims dims = shape_argument(*target);
+  if (!c.shape(0).is_fully_defined()) {  // the kernel checks the element count
+    for (auto& d : dims) d = d < 0 ? unknown_dim : d;
+    return {{c.dtype(0), Shape(dims)}};
+  }
+  std::string error;
+  auto resolved = resolve_reshape(dims, c.shape(0).num_elements(), error, true);
+  if (!resolved) throw ValueError(error);
+  return {{c.dtype(0), Shape(*resolved)}};
+}
+
+inline constexpr OpDef kReshapeOp{.type = "Reshape", .num_inputs = 2, .infer = infer_reshape};
+
+inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
+  if (c.shape(1).has_rank() && c.shape(1).rank() != 0)
+    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(1).rank()));
+  const Value* dims = c.constant(0);
+  return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
+}
+
+inline constexpr OpDef kFillOp{.type = "Fill", .num_inputs = 2, .infer = infer_fill};
+
+}  // namespace symflow::detail

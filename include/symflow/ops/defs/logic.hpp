@@ -1,0 +1,232 @@
+#pragma once
+// The descriptions of the comparisons (Equal, Less, ...), the logical ops (LogicalAnd,
+// LogicalOr, LogicalNot), Select, Where and ArgMax/ArgMin: their functors, shape
+// functions and OpDefs. The kernels are in backend/cpu/kernels/logic.hpp, the
+// graph-building functions (tf.equal, tf.where, tf.clip_by_value, ...) in
+// ops/logic_ops.hpp.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/errors.hpp"
+#include "symflow/core/host_device.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/op_def.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
+
+namespace symflow::detail {
+
+// ---- comparisons --------------------------------------------------------------------
+// Equal and NotEqual take every dtype (bool included); the orderings take numbers.
+struct EqualFn {
+  static constexpr std::string_view type = "Equal";
+  template <class T>
+  static constexpr bool accepts = true;
+  template <class T>
+  SYMFLOW_HD bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct NotEqualFn {
+  static constexpr std::string_view type = "NotEqual";
+  template <class T>
+  static constexpr bool accepts = true;
+  template <class T>
+  SYMFLOW_HD bool operator()(T a, T b) const {
+    return a != b;
+  }
+};
+struct LessFn {
+  static constexpr std::string_view type = "Less";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct LessEqualFn {
+  static constexpr std::string_view type = "LessEqual";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+struct GreaterFn {
+  static constexpr std::string_view type = "Greater";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T a, T b) const {
+    return a > b;
+  }
+};
+struct GreaterEqualFn {
+  static constexpr std::string_view type = "GreaterEqual";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T a, T b) const {
+    return a >= b;
+  }
+};
+
+template <class Fn>
+std::vector<TensorSpec> infer_compare(const InferContext& c) {
+  auto spec = infer_binary<Fn>(c);
+  spec[0].dtype = DType::bool_;
+  return spec;
+}
+
+template <class Fn>
+constexpr OpDef compare_op_def() {
+  return OpDef{.type = Fn::type, .num_inputs = 2, .infer = infer_compare<Fn>};
+}
+
+inline constexpr OpDef kEqualOp = compare_op_def<EqualFn>();
+inline constexpr OpDef kNotEqualOp = compare_op_def<NotEqualFn>();
+inline constexpr OpDef kLessOp = compare_op_def<LessFn>();
+inline constexpr OpDef kLessEqualOp = compare_op_def<LessEqualFn>();
+inline constexpr OpDef kGreaterOp = compare_op_def<GreaterFn>();
+inline constexpr OpDef kGreaterEqualOp = compare_op_def<GreaterEqualFn>();
+
+// ---- logical ops ----------------------------------------------------------------------
+// Their inputs are bool, with no "T" attr: a wrong dtype is worded as a fixed type.
+inline void check_bool_input(const InferContext& c, std::size_t i, std::string_view param,
+                             std::string_view op) {
+  if (c.dtype(i) != DType::bool_)
+    throw TypeError("Input '" + std::string(param) + "' of '" + std::string(op) + "' Op has type " +
+                    std::string(dtype_name(c.dtype(i))) +
+                    " that does not match expected type of bool.");
+}
+
+template <class Fn>
+std::vector<TensorSpec> infer_logical_binary(const InferContext& c) {
+  check_bool_input(c, 0, "x", Fn::type);
+  check_bool_input(c, 1, "y", Fn::type);
+  auto shape = broadcast_shapes(c.shape(0), c.shape(1));
+  if (!shape) throw ValueError(broadcast_error(c.shape(0), c.shape(1)));
+  return {{DType::bool_, *shape}};
+}
+
+struct LogicalAndFn {
+  static constexpr std::string_view type = "LogicalAnd";
+  SYMFLOW_HD bool operator()(bool a, bool b) const { return a && b; }
+};
+struct LogicalOrFn {
+  static constexpr std::string_view type = "LogicalOr";
+  SYMFLOW_HD bool operator()(bool a, bool b) const { return a || b; }
+};
+
+inline constexpr OpDef kLogicalAndOp{
+    .type = "LogicalAnd", .num_inputs = 2, .infer = infer_logical_binary<LogicalAndFn>};
+inline constexpr OpDef kLogicalOrOp{
+    .type = "LogicalOr", .num_inputs = 2, .infer = infer_logical_binary<LogicalOrFn>};
+
+inline std::vector<TensorSpec> infer_logical_not(const InferContext& c) {
+  check_bool_input(c, 0, "x", "LogicalNot");
+  return {c.inputs[0]};
+}
+inline constexpr OpDef kLogicalNotOp{
+    .type = "LogicalNot", .num_inputs = 1, .infer = infer_logical_not};
+
+// ---- Select ---------------------------------------------------------------------------
+// TensorFlow's InferenceContext::Merge, with its messages.
+inline Shape select_merge_shapes(const Shape& a, const Shape& b) {
+  if (!a.has_rank()) return b;
+  if (!b.has_rank()) return a;
+  if (a.rank() != b.rank())
+    throw ValueError("Shapes must be equal rank, but are " + std::to_string(a.rank()) + " and " +
+                     std::to_string(b.rank()));
+  Dims out = a.dims();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::int64_t da = a.dims()[i], db = b.dims()[i];
+    if (da >= 0 && db >= 0 && da != db)
+      throw ValueError("Dimension " + std::to_string(i) +
+                       " in both shapes must be equal, but are " + std::to_string(da) + " and " +
+                       std::to_string(db) + ". Shapes are " + dims_to_string(a.dims()) + " and " +
+                       dims_to_string(b.dims()) + ".");
+    if (out[i] < 0) out[i] = db;
+  }
+  return Shape(out);
+}
+
+// TF1's Select: t and e of one shape; the condition a scalar, of that shape, or a
+// vector over the first dimension.
+inline std::vector<TensorSpec> infer_select(const InferContext& c) {
+  check_bool_input(c, 0, "condition", "Select");
+  if (c.dtype(2) != c.dtype(1))
+    throw TypeError("Input 'e' of 'Select' Op has type " + std::string(dtype_name(c.dtype(2))) +
+                    " that does not match type " + std::string(dtype_name(c.dtype(1))) +
+                    " of argument 't'.");
+  Shape data = select_merge_shapes(c.shape(1), c.shape(2));
+  const Shape& cond = c.shape(0);
+  if (cond.has_rank() && data.has_rank() && cond.rank() != 0) {
+    if (cond.rank() != 1 || data.rank() == 0)
+      data = select_merge_shapes(data, cond);
+    else
+      select_merge_shapes(cond, Shape{data.dims()[0]});
+  }
+  return {{c.dtype(1), data}};
+}
+
+inline constexpr OpDef kSelectOp{.type = "Select", .num_inputs = 3, .infer = infer_select};
+
+// ---- Where ----------------------------------------------------------------------------
+// The coordinates of the true (non-zero) elements, one row each, in row-major order.
+inline std::vector<TensorSpec> infer_where(const InferContext& c) {
+  if (!c.shape(0).has_rank()) return {{DType::int64, Shape{unknown_dim, unknown_dim}}};
+  return {{DType::int64, Shape{unknown_dim, c.shape(0).rank()}}};
+}
+
+inline constexpr OpDef kWhereOp{.type = "Where", .num_inputs = 1, .infer = infer_where};
+
+// ---- ArgMax, ArgMin ---------------------------------------------------------------------
+struct ArgTypes {  // numbers and bool
+  template <class T>
+  static constexpr bool accepts = true;
+};
+struct ArgIndexTypes {
+  template <class T>
+  static constexpr bool accepts =
+      std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+};
+
+inline std::vector<TensorSpec> infer_arg_reduce(const InferContext& c) {
+  check_allowed(c, 0, "input", fn_accepts<ArgTypes>);
+  check_allowed(c, 1, "dimension", fn_accepts<ArgIndexTypes>);
+  DType out = c.attr<DType>("output_type");
+  if (!fn_accepts<ArgIndexTypes>(out))
+    throw TypeError("Value passed to parameter 'output_type' has DataType " +
+                    std::string(dtype_name(out)) +
+                    " not in list of allowed values: " + allowed_list(fn_accepts<ArgIndexTypes>));
+  if (c.shape(1).has_rank() && c.shape(1).rank() != 0)
+    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(1).rank()));
+  const Shape& in = c.shape(0);
+  if (!in.has_rank()) return {{out, Shape::unknown()}};
+  const std::int64_t rank = in.rank();
+  if (rank == 0) return {{out, Shape{}}};
+  const Value* dim = c.constant(1);
+  if (!dim) return {{out, Shape::unknown_dims(static_cast<int>(rank - 1))}};
+  std::int64_t axis = shape_argument(*dim).at(0);
+  if (axis < -rank || axis >= rank)
+    throw ValueError("Dimension (" + std::to_string(axis) + ") must be in the range [" +
+                     std::to_string(-rank) + ", " + std::to_string(rank) + "), where " +
+                     std::to_string(rank) + " is the number of dimensions in the input.");
+  Dims dims = in.dims();
+  dims.erase(dims.begin() + (axis < 0 ? axis + rank : axis));
+  return {{out, Shape(dims)}};
+}
+
+inline constexpr OpDef kArgMaxOp{.type = "ArgMax", .num_inputs = 2, .infer = infer_arg_reduce};
+inline constexpr OpDef kArgMinOp{.type = "ArgMin", .num_inputs = 2, .infer = infer_arg_reduce};
+
+}  // namespace symflow::detail

@@ -1,0 +1,446 @@
+#pragma once
+// The math ops' descriptions: the elementwise functors (AddFn, ...) and their dtype
+// predicates, the integer wrap-around helpers, the shape functions of the elementwise
+// ops, MatMul, the reductions and Cast, and their OpDefs. No kernel and no graph: the
+// CPU kernels are in backend/cpu/kernels/math.hpp, the graph-building functions in
+// ops/math_ops.hpp.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/errors.hpp"
+#include "symflow/core/host_device.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+#include "symflow/ops/defs/op_def.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
+
+namespace symflow::detail {
+
+template <class T>
+inline constexpr bool is_number_v = !std::is_same_v<T, bool>;
+template <class T>
+inline constexpr bool is_signed_number_v = is_number_v<T>&& std::is_signed_v<T>;
+
+// Dims seen as [outer, len, inner] around one axis (counted from 0): what the axis-wise
+// kernels (ArgMax, ArgMin, Cumsum, Cumprod) loop over, on the CPU and on the GPU.
+struct AxisSplit {
+  std::int64_t axis = 0, outer = 1, len = 1, inner = 1;
+};
+
+// Integer arithmetic wraps around (two's complement), as TensorFlow's kernels do on
+// every platform it runs on; in C++ a signed overflow would be undefined behaviour.
+template <class T, class F>
+SYMFLOW_HD constexpr T wrapping(F f, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(f(static_cast<U>(a), static_cast<U>(b)));
+  } else {
+    return f(a, b);
+  }
+}
+template <class T>
+SYMFLOW_HD constexpr T add_wrapping(T a, T b) {
+  return wrapping([](auto x, auto y) { return x + y; }, a, b);
+}
+template <class T>
+SYMFLOW_HD constexpr T sub_wrapping(T a, T b) {
+  return wrapping([](auto x, auto y) { return x - y; }, a, b);
+}
+template <class T>
+SYMFLOW_HD constexpr T mul_wrapping(T a, T b) {
+  return wrapping([](auto x, auto y) { return x * y; }, a, b);
+}
+// The same as function objects for cpu::reduce: a function object inlines where a
+// function pointer would be called per element, and `plain_sum` lets the reduce add
+// floating rows with SIMD.
+struct AddWrappingFn {
+  static constexpr bool plain_sum = true;
+  template <class T>
+  SYMFLOW_HD constexpr T operator()(T a, T b) const {
+    return add_wrapping(a, b);
+  }
+};
+struct MulWrappingFn {
+  template <class T>
+  SYMFLOW_HD constexpr T operator()(T a, T b) const {
+    return mul_wrapping(a, b);
+  }
+};
+
+// ---- elementwise binary ops -------------------------------------------------
+// Each functor is the one entry of its op: its type, the element types it accepts
+// (the shape function rejects the rest at build time with a TypeError), its
+// arithmetic, and optionally `invalid_y`, a right operand the kernel rejects.
+struct AddFn {
+  static constexpr std::string_view type = "Add";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return add_wrapping(a, b);
+  }
+};
+struct SubFn {
+  static constexpr std::string_view type = "Sub";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return sub_wrapping(a, b);
+  }
+};
+struct MulFn {
+  static constexpr std::string_view type = "Mul";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return mul_wrapping(a, b);
+  }
+};
+struct RealDivFn {
+  static constexpr std::string_view type = "RealDiv";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return a / b;
+  }
+};
+// Div: real division on floats, C++ truncating division on integers.
+struct DivFn {
+  static constexpr std::string_view type = "Div";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  static std::optional<std::string_view> invalid_y(T y) {
+    if (std::is_integral_v<T> && y == T{0}) return "Integer division by zero";
+    return std::nullopt;
+  }
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    if constexpr (std::is_signed_v<T> && std::is_integral_v<T>) {
+      if (b == T{-1}) return sub_wrapping(T{0}, a);  // lowest / -1 overflows
+    }
+    return static_cast<T>(a / b);
+  }
+};
+struct PowFn {
+  static constexpr std::string_view type = "Pow";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  static std::optional<std::string_view> invalid_y(T y) {
+    if (std::is_integral_v<T> && y < T{0})
+      return "Integers to negative integer powers are not allowed";
+    return std::nullopt;
+  }
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::pow(a, b);
+    } else {  // b >= 0: exponentiation by squaring
+      T r = 1;
+      for (; b > 0; b = static_cast<T>(b / 2)) {
+        if (b % 2) r = mul_wrapping(r, a);
+        a = mul_wrapping(a, a);
+      }
+      return r;
+    }
+  }
+};
+// Maximum and Minimum propagate NaN from either side.
+struct MaximumFn {
+  static constexpr std::string_view type = "Maximum";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return a > b || a != a ? a : b;
+  }
+};
+struct MinimumFn {
+  static constexpr std::string_view type = "Minimum";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return a < b || a != a ? a : b;
+  }
+};
+
+template <class Fn>
+constexpr bool fn_accepts(DType d) {
+  switch (d) {
+    case DType::float32:
+      return Fn::template accepts<float>;
+    case DType::float64:
+      return Fn::template accepts<double>;
+    case DType::int32:
+      return Fn::template accepts<std::int32_t>;
+    case DType::int64:
+      return Fn::template accepts<std::int64_t>;
+    case DType::uint8:
+      return Fn::template accepts<std::uint8_t>;
+    case DType::bool_:
+      return Fn::template accepts<bool>;
+    case DType::invalid:
+      break;
+  }
+  return false;
+}
+
+// The position of the first dimension pair that does not broadcast, as TensorFlow
+// reports it: "Dimensions must be equal, but are 2 and 4".
+inline std::string broadcast_error(const Shape& a, const Shape& b) {
+  const Dims& x = a.dims();
+  const Dims& y = b.dims();
+  std::size_t n = std::max(x.size(), y.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t dx = i < n - x.size() ? 1 : x[i - (n - x.size())];
+    std::int64_t dy = i < n - y.size() ? 1 : y[i - (n - y.size())];
+    if (dx > 1 && dy > 1 && dx != dy)
+      return "Dimensions must be equal, but are " + std::to_string(dx) + " and " +
+             std::to_string(dy);
+  }
+  return "Incompatible shapes: " + a.to_string() + " vs. " + b.to_string();
+}
+
+template <class Fn>
+std::vector<TensorSpec> infer_binary(const InferContext& c) {
+  check_same_dtype(c, Fn::type, {"x", "y"});
+  check_allowed(c, 0, "x", fn_accepts<Fn>);
+  auto shape = broadcast_shapes(c.shape(0), c.shape(1));
+  if (!shape) throw ValueError(broadcast_error(c.shape(0), c.shape(1)));
+  return {{c.dtype(0), *shape}};
+}
+
+template <class Fn>
+constexpr OpDef binary_op_def() {
+  return OpDef{.type = Fn::type, .num_inputs = 2, .infer = infer_binary<Fn>};
+}
+
+inline constexpr OpDef kAddOp = binary_op_def<AddFn>();
+inline constexpr OpDef kSubOp = binary_op_def<SubFn>();
+inline constexpr OpDef kMulOp = binary_op_def<MulFn>();
+inline constexpr OpDef kRealDivOp = binary_op_def<RealDivFn>();
+inline constexpr OpDef kDivOp = binary_op_def<DivFn>();
+inline constexpr OpDef kPowOp = binary_op_def<PowFn>();
+inline constexpr OpDef kMaximumOp = binary_op_def<MaximumFn>();
+inline constexpr OpDef kMinimumOp = binary_op_def<MinimumFn>();
+
+// ---- elementwise unary ops ----------------------------------------------------
+struct NegFn {
+  static constexpr std::string_view type = "Neg";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return sub_wrapping(T{0}, x);
+  }
+};
+struct SquareFn {
+  static constexpr std::string_view type = "Square";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return mul_wrapping(x, x);
+  }
+};
+struct AbsFn {
+  static constexpr std::string_view type = "Abs";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fabs(x);
+    else
+      return x < 0 ? sub_wrapping(T{0}, x) : x;
+  }
+};
+struct SqrtFn {
+  static constexpr std::string_view type = "Sqrt";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return std::sqrt(x);
+  }
+};
+struct ExpFn {
+  static constexpr std::string_view type = "Exp";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return std::exp(x);
+  }
+};
+struct LogFn {
+  static constexpr std::string_view type = "Log";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return std::log(x);
+  }
+};
+
+struct SignFn {
+  static constexpr std::string_view type = "Sign";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    if (x != x) return x;  // NaN stays NaN
+    return static_cast<T>((T{0} < x) - (x < T{0}));
+  }
+};
+
+template <class Fn>
+std::vector<TensorSpec> infer_unary(const InferContext& c) {
+  check_allowed(c, 0, "x", fn_accepts<Fn>);
+  return {c.inputs[0]};
+}
+
+template <class Fn>
+constexpr OpDef unary_op_def() {
+  return OpDef{.type = Fn::type, .num_inputs = 1, .infer = infer_unary<Fn>};
+}
+
+inline constexpr OpDef kNegOp = unary_op_def<NegFn>();
+inline constexpr OpDef kSquareOp = unary_op_def<SquareFn>();
+inline constexpr OpDef kAbsOp = unary_op_def<AbsFn>();
+inline constexpr OpDef kSqrtOp = unary_op_def<SqrtFn>();
+inline constexpr OpDef kExpOp = unary_op_def<ExpFn>();
+inline constexpr OpDef kLogOp = unary_op_def<LogFn>();
+inline constexpr OpDef kSignOp = unary_op_def<SignFn>();
+
+// ---- MatMul ---------------------------------------------------------------------
+struct MatMulTypes {  // float32, float64, int32, int64
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+};
+
+inline std::vector<TensorSpec> infer_matmul(const InferContext& c) {
+  check_same_dtype(c, "MatMul", {"a", "b"});
+  check_allowed(c, 0, "a", fn_accepts<MatMulTypes>);
+  bool ta = c.attr<bool>("transpose_a"), tb = c.attr<bool>("transpose_b");
+  for (std::size_t i = 0; i < 2; ++i)
+    if (c.shape(i).has_rank() && c.shape(i).rank() != 2)
+      throw ValueError("Shape must be rank 2 but is rank " + std::to_string(c.shape(i).rank()));
+  std::int64_t m = unknown_dim, k1 = unknown_dim, k2 = unknown_dim, n = unknown_dim;
+  if (c.shape(0).has_rank()) {
+    m = c.shape(0)[ta ? 1 : 0];
+    k1 = c.shape(0)[ta ? 0 : 1];
+  }
+  if (c.shape(1).has_rank()) {
+    k2 = c.shape(1)[tb ? 1 : 0];
+    n = c.shape(1)[tb ? 0 : 1];
+  }
+  if (k1 >= 0 && k2 >= 0 && k1 != k2)
+    throw ValueError("Dimensions must be equal, but are " + std::to_string(k1) + " and " +
+                     std::to_string(k2));
+  return {{c.dtype(0), Shape{m, n}}};
+}
+
+inline constexpr OpDef kMatMulOp{.type = "MatMul", .num_inputs = 2, .infer = infer_matmul};
+
+// ---- reductions -----------------------------------------------------------------
+// Normalises axes (negative counts from the end) into a mask over `rank` axes; sets
+// `error` on an axis out of range, and on a repeated axis when `reject_repeats`.
+inline AxisMask reduction_mask(const Dims& axes, std::int64_t rank, std::string& error,
+                               bool reject_repeats) {
+  AxisMask mask(static_cast<std::size_t>(rank), false);
+  for (auto a : axes) {
+    if (a < -rank || a >= rank) {
+      error = "Invalid reduction dimension " + std::to_string(a) + " for input with " +
+              std::to_string(rank) + " dimensions.";
+      return {};
+    }
+    auto axis = static_cast<std::size_t>(a < 0 ? a + rank : a);
+    if (mask[axis] && reject_repeats) {
+      error =
+          "Invalid reduction arguments: Axes contains duplicate dimension: " + std::to_string(axis);
+      return {};
+    }
+    mask[axis] = true;
+  }
+  return mask;
+}
+
+// Build time checks the range only: TensorFlow's shape function lets repeated axes
+// through and its kernel rejects them.
+inline std::vector<TensorSpec> infer_reduction(const InferContext& c) {
+  check_allowed(c, 0, "input", fn_accepts<AddFn>);  // every number type, as Add
+  bool keep = c.attr<bool>("keep_dims");
+  const Value* axes_value = c.constant(1);
+  if (!axes_value || !c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown()}};
+  std::string error;
+  auto mask = reduction_mask(shape_argument(*axes_value), c.shape(0).rank(), error, false);
+  if (!error.empty()) throw ValueError(error);
+  Dims out;
+  for (std::size_t i = 0; i < mask.size(); ++i) {
+    if (!mask[i])
+      out.push_back(c.shape(0).dims()[i]);
+    else if (keep)
+      out.push_back(1);
+  }
+  return {{c.dtype(0), Shape(out)}};
+}
+
+enum class Reduction { sum, mean, max, min };
+
+// How many elements each output of a Mean averages.
+inline std::int64_t mean_count(const Dims& dims, const AxisMask& mask) {
+  std::int64_t count = 1;
+  for (std::size_t a = 0; a < mask.size(); ++a)
+    if (mask[a]) count *= dims[a];
+  return count;
+}
+
+inline constexpr OpDef kSumOp{.type = "Sum", .num_inputs = 2, .infer = infer_reduction};
+inline constexpr OpDef kMeanOp{.type = "Mean", .num_inputs = 2, .infer = infer_reduction};
+inline constexpr OpDef kMaxOp{.type = "Max", .num_inputs = 2, .infer = infer_reduction};
+inline constexpr OpDef kMinOp{.type = "Min", .num_inputs = 2, .infer = infer_reduction};
+
+// ---- Cast -----------------------------------------------------------------------
+inline std::vector<TensorSpec> infer_cast(const InferContext& c) {
+  return {{c.attr<DType>("DstT"), c.shape(0)}};
+}
+
+// One element converted as TensorFlow's CPU kernel converts it. Non-zero is true.
+// A float goes to an integer by truncation toward zero through 32 (or 64) bits, then
+// wraps to uint8; NaN and values out of range, undefined in C++, give the lowest
+// value, as x86 does.
+template <class D, class S>
+SYMFLOW_HD D cast_element(S x) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return x != S{0};
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> &&
+                       !std::is_same_v<D, bool>) {
+    using Wide = std::conditional_t<sizeof(D) == 8, std::int64_t, std::int32_t>;
+    // Wide's range is [-bound, bound), with bound = 2^31 or 2^63: exact in float and double.
+    constexpr S bound = -static_cast<S>(std::numeric_limits<Wide>::min());
+    if (!(x >= -bound && x < bound)) return static_cast<D>(std::numeric_limits<Wide>::min());
+    return static_cast<D>(static_cast<Wide>(x));
+  } else {
+    return static_cast<D>(x);
+  }
+}
+
+inline constexpr OpDef kCastOp{.type = "Cast", .num_inputs = 1, .infer = infer_cast};
+
+}  // namespace symflow::detail

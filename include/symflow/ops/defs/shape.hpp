@@ -1,0 +1,249 @@
+#pragma once
+// The description of the ops about shapes and the plumbing of gradients: Shape, Size,
+// Rank, ExpandDims, Squeeze, BroadcastTo, Tile, BroadcastGradientArgs, ZerosLike,
+// OnesLike, AddN and StopGradient. Their shape functions, the pure helpers the shape
+// functions and the kernels share, and their OpDefs; the CPU kernels are in
+// backend/cpu/kernels/shape.hpp, the graph-building functions in ops/shape_ops.hpp.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/op_def.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
+
+namespace symflow::detail {
+
+inline bool is_index_dtype(DType d) { return d == DType::int32 || d == DType::int64; }
+
+// A rank-1 Value of `dims` in the index dtype `d`.
+inline Value index_vector(const Dims& dims, DType d) {
+  if (d != DType::int64) return int32_vector(dims);
+  Value v(DType::int64, {static_cast<std::int64_t>(dims.size())});
+  std::copy(dims.begin(), dims.end(), v.data<std::int64_t>());
+  return v;
+}
+
+// ---- Shape, Size, Rank --------------------------------------------------------
+inline std::vector<TensorSpec> infer_shape_op(const InferContext& c) {
+  DType out = c.attr<DType>("out_type");
+  if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
+  return {{out, c.shape(0).has_rank() ? Shape{c.shape(0).rank()} : Shape{unknown_dim}}};
+}
+inline constexpr OpDef kShapeOp{.type = "Shape", .num_inputs = 1, .infer = infer_shape_op};
+
+inline std::vector<TensorSpec> infer_size_op(const InferContext& c) {
+  DType out = c.attr<DType>("out_type");
+  if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
+  return {{out, Shape{}}};
+}
+inline constexpr OpDef kSizeOp{.type = "Size", .num_inputs = 1, .infer = infer_size_op};
+
+inline std::vector<TensorSpec> infer_rank_op(const InferContext&) {
+  return {{DType::int32, Shape{}}};
+}
+inline constexpr OpDef kRankOp{.type = "Rank", .num_inputs = 1, .infer = infer_rank_op};
+
+// ---- ExpandDims, Squeeze --------------------------------------------------------
+inline std::optional<Dims> expand_dims_of(const Dims& in, std::int64_t axis, std::string& error) {
+  const auto rank = static_cast<std::int64_t>(in.size());
+  if (axis < -rank - 1 || axis > rank) {
+    error = "Tried to expand dim index " + std::to_string(axis) + " for tensor with " +
+            std::to_string(rank) + " dimensions.";
+    return std::nullopt;
+  }
+  if (axis < 0) axis += rank + 1;
+  Dims out = in;
+  out.insert(out.begin() + axis, 1);
+  return out;
+}
+
+inline std::vector<TensorSpec> infer_expand_dims(const InferContext& c) {
+  const Value* axis = c.constant(1);
+  if (!axis || !c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown()}};
+  Dims a = shape_argument(*axis);
+  if (a.size() != 1) throw ValueError("'dim' input must be a tensor with a single value");
+  std::string error;
+  auto out = expand_dims_of(c.shape(0).dims(), a[0], error);
+  if (!out) throw ValueError(error);
+  return {{c.dtype(0), Shape(*out)}};
+}
+inline constexpr OpDef kExpandDimsOp{
+    .type = "ExpandDims", .num_inputs = 2, .infer = infer_expand_dims};
+
+// The dims left after removing `axes` (every size-1 dim when empty); unknown dims stay
+// only when not named.
+inline std::optional<Dims> squeeze_dims_of(const Dims& in, const std::vector<std::int64_t>& axes,
+                                           std::string& error) {
+  const auto rank = static_cast<std::int64_t>(in.size());
+  std::vector<bool> drop(in.size(), false);
+  for (auto a : axes) {
+    if (a < -rank || a >= rank) {
+      error = "Tried to squeeze dim index " + std::to_string(a) + " for tensor with " +
+              std::to_string(rank) + " dimensions.";
+      return std::nullopt;
+    }
+    auto i = static_cast<std::size_t>(a < 0 ? a + rank : a);
+    if (in[i] != 1 && in[i] != unknown_dim) {
+      error = "Can not squeeze dim[" + std::to_string(i) + "], expected a dimension of 1, got " +
+              std::to_string(in[i]);
+      return std::nullopt;
+    }
+    drop[i] = true;
+  }
+  Dims out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    bool squeeze = axes.empty() ? in[i] == 1 : drop[i];
+    if (!squeeze) out.push_back(in[i]);
+  }
+  return out;
+}
+
+inline std::vector<TensorSpec> infer_squeeze(const InferContext& c) {
+  if (!c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown()}};
+  const auto& axes = c.attr<IntList>("squeeze_dims").items;
+  if (axes.empty()) {
+    for (auto d : c.shape(0).dims())
+      if (d == unknown_dim) return {{c.dtype(0), Shape::unknown()}};
+  }
+  std::string error;
+  auto out = squeeze_dims_of(c.shape(0).dims(), axes, error);
+  if (!out) throw ValueError(error);
+  return {{c.dtype(0), Shape(*out)}};
+}
+inline constexpr OpDef kSqueezeOp{.type = "Squeeze", .num_inputs = 1, .infer = infer_squeeze};
+
+// ---- BroadcastTo, Tile -----------------------------------------------------------
+// Copies `in` into an `out_dims` buffer, repeating it along broadcast axes; `period`
+// reads input index (i mod dim) instead, which is how Tile repeats.
+inline void broadcast_copy(const Value& in, Value& out, bool tile) {
+  const Dims& od = out.dims();
+  const std::size_t rank = od.size();
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  const std::size_t elem = dtype_size(in.dtype());
+  const auto* src = static_cast<const std::byte*>(in.raw_data());
+  auto* dst = static_cast<std::byte*>(out.raw_data());
+  if (rank == 0) {
+    std::memcpy(dst, src, elem);
+    return;
+  }
+  // Input dims aligned to the output's rank, and their row-major strides.
+  Dims id(rank, 1);
+  for (std::size_t k = 0; k < in.dims().size(); ++k) id[rank - in.dims().size() + k] = in.dims()[k];
+  Dims stride(rank, 1);
+  for (std::size_t a = rank - 1; a-- > 0;) stride[a] = stride[a + 1] * id[a + 1];
+  Dims index(rank, 0);
+  for (std::int64_t o = 0; o < n; ++o) {
+    std::int64_t i = 0;
+    for (std::size_t a = 0; a < rank; ++a)
+      i += (tile ? index[a] % id[a] : (id[a] == 1 ? 0 : index[a])) * stride[a];
+    std::memcpy(dst + static_cast<std::size_t>(o) * elem, src + static_cast<std::size_t>(i) * elem,
+                elem);
+    for (std::size_t a = rank; a-- > 0;) {
+      if (++index[a] < od[a]) break;
+      index[a] = 0;
+    }
+  }
+}
+
+inline std::vector<TensorSpec> infer_broadcast_to(const InferContext& c) {
+  const Value* target = c.constant(1);
+  if (!target) return {{c.dtype(0), Shape::unknown()}};
+  Shape out(shape_argument(*target));
+  if (c.shape(0).has_rank()) {
+    auto b = broadcast_shapes(c.shape(0), out);
+    if (!b || b->rank() != out.rank())
+      throw ValueError("Incompatible shapes for broadcasting: " + c.shape(0).to_string() + " and " +
+                       out.to_string());
+  }
+  return {{c.dtype(0), out}};
+}
+inline constexpr OpDef kBroadcastToOp{
+    .type = "BroadcastTo", .num_inputs = 2, .infer = infer_broadcast_to};
+
+inline std::vector<TensorSpec> infer_tile(const InferContext& c) {
+  const Value* multiples = c.constant(1);
+  if (!c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown()}};
+  const Dims& in = c.shape(0).dims();
+  if (!multiples) return {{c.dtype(0), Shape(Dims(in.size(), unknown_dim))}};
+  Dims m = shape_argument(*multiples);
+  if (m.size() != in.size())
+    throw ValueError("Shape must be rank " + std::to_string(in.size()) + " but is rank " +
+                     std::to_string(m.size()));
+  Dims out(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = in[i] == unknown_dim ? in[i] : in[i] * m[i];
+  return {{c.dtype(0), Shape(out)}};
+}
+inline constexpr OpDef kTileOp{.type = "Tile", .num_inputs = 2, .infer = infer_tile};
+
+// ---- BroadcastGradientArgs ---------------------------------------------------------
+// For shapes s0 and s1 broadcast together: the axes of the result each one was
+// broadcast along (its gradient is summed over them).
+inline std::optional<std::pair<Dims, Dims>> broadcast_gradient_axes(const Dims& s0,
+                                                                    const Dims& s1) {
+  const std::size_t n = std::max(s0.size(), s1.size());
+  Dims r0, r1;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t d0 = i < n - s0.size() ? 1 : s0[i - (n - s0.size())];
+    std::int64_t d1 = i < n - s1.size() ? 1 : s1[i - (n - s1.size())];
+    if (d0 != d1 && d0 != 1 && d1 != 1) return std::nullopt;
+    const auto axis = static_cast<std::int64_t>(i);
+    if (d0 == 1 && d1 == 1) {  // both size 1: summing over it is harmless, as TF does
+      r0.push_back(axis);
+      r1.push_back(axis);
+    } else if (d0 == 1) {
+      r0.push_back(axis);
+    } else if (d1 == 1) {
+      r1.push_back(axis);
+    }
+  }
+  return std::pair{r0, r1};
+}
+
+inline std::vector<TensorSpec> infer_broadcast_gradient_args(const InferContext& c) {
+  if (c.dtype(0) != c.dtype(1) || !is_index_dtype(c.dtype(0)))
+    throw TypeError("BroadcastGradientArgs takes two int32 or int64 vectors");
+  return {{c.dtype(0), Shape{unknown_dim}}, {c.dtype(0), Shape{unknown_dim}}};
+}
+inline constexpr OpDef kBroadcastGradientArgsOp{
+    .type = "BroadcastGradientArgs", .num_inputs = 2, .infer = infer_broadcast_gradient_args};
+
+// ---- ZerosLike, OnesLike, AddN, StopGradient ----------------------------------------
+inline constexpr OpDef kZerosLikeOp{.type = "ZerosLike", .num_inputs = 1, .infer = same_as_input};
+inline constexpr OpDef kOnesLikeOp{.type = "OnesLike", .num_inputs = 1, .infer = same_as_input};
+
+inline std::vector<TensorSpec> infer_add_n(const InferContext& c) {
+  if (c.inputs.empty()) throw ValueError("AddN needs at least one input");
+  Shape shape = c.shape(0);
+  for (std::size_t i = 1; i < c.inputs.size(); ++i) {
+    if (c.dtype(i) != c.dtype(0))
+      throw TypeError("AddN inputs must all have dtype " + std::string(dtype_name(c.dtype(0))) +
+                      ", input " + std::to_string(i) + " has " +
+                      std::string(dtype_name(c.dtype(i))));
+    try {
+      shape = shape.merge_with(c.shape(i));
+    } catch (const ValueError&) {
+      throw ValueError("Shapes must be equal rank, or shapes " + c.shape(0).to_string() + " and " +
+                       c.shape(i).to_string() + " are not compatible");
+    }
+  }
+  check_allowed(c, 0, "inputs", fn_accepts<AddFn>);
+  return {{c.dtype(0), shape}};
+}
+inline constexpr OpDef kAddNOp{.type = "AddN", .num_inputs = -1, .infer = infer_add_n};
+
+inline constexpr OpDef kStopGradientOp{
+    .type = "StopGradient", .num_inputs = 1, .infer = same_as_input};
+
+}  // namespace symflow::detail

@@ -1,0 +1,199 @@
+#pragma once
+// The description of the optimizers' update ops (ApplyGradientDescent, ApplyMomentum,
+// ApplyAdam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad): each one's signature,
+// shape function and OpDef, with the update formulas of TensorFlow's training_ops
+// kernels (backend/cpu/kernels/training.hpp runs them). Each writes a variable and its
+// slots in place through reference inputs and outputs the variable's reference.
+// float32 and float64.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/ops/defs/op_def.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
+
+namespace symflow::detail {
+
+// ---- shape functions ------------------------------------------------------------
+
+inline void require_training_ref(const InferContext& c, std::string_view op, std::size_t i,
+                                 std::string_view param) {
+  if (!c.inputs[i].is_ref)
+    throw TypeError("'" + std::string(op) + "' Op requires that input '" + std::string(param) +
+                    "' be a mutable tensor (e.g.: a tf.Variable)");
+}
+
+inline void require_rank0(const InferContext& c, std::size_t i) {
+  if (c.shape(i).has_rank() && c.shape(i).rank() != 0)
+    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(i).rank()));
+}
+
+// TensorFlow's InferenceContext::Merge, with its messages.
+inline Shape merge_update_shapes(const Shape& a, const Shape& b) {
+  if (!a.has_rank()) return b;
+  if (!b.has_rank()) return a;
+  if (a.rank() != b.rank())
+    throw ValueError("Shapes must be equal rank, but are " + std::to_string(a.rank()) + " and " +
+                     std::to_string(b.rank()));
+  for (std::size_t i = 0; i < a.dims().size(); ++i) {
+    std::int64_t x = a.dims()[i], y = b.dims()[i];
+    if (x >= 0 && y >= 0 && x != y)
+      throw ValueError("Dimension " + std::to_string(i) +
+                       " in both shapes must be equal, but are " + std::to_string(x) + " and " +
+                       std::to_string(y) + ". Shapes are " + dims_to_string(a.dims()) + " and " +
+                       dims_to_string(b.dims()) + ".");
+  }
+  return a.merge_with(b);
+}
+
+inline bool accepts_training_dtype(DType d) { return d == DType::float32 || d == DType::float64; }
+
+// One update op's signature: its input names in order, how many of the first are
+// references (var and its slots), and which are scalars (bit i: input i); the others
+// share var's shape.
+struct TrainingSignature {
+  std::string_view type;
+  std::array<std::string_view, 10> inputs;
+  std::size_t num_refs = 1;
+  std::uint32_t scalars = 0;
+
+  constexpr std::size_t num_inputs() const {
+    std::size_t n = 0;
+    while (n < inputs.size() && !inputs[n].empty()) ++n;
+    return n;
+  }
+  constexpr bool is_scalar(std::size_t i) const { return ((scalars >> i) & 1u) != 0; }
+  std::string_view input(std::size_t i) const { return inputs.at(i); }
+};
+
+inline std::vector<TensorSpec> infer_training(const InferContext& c, const TrainingSignature& s) {
+  for (std::size_t i = 0; i < s.num_refs; ++i) require_training_ref(c, s.type, i, s.input(i));
+  for (std::size_t i = 1; i < s.num_inputs(); ++i)
+    if (c.dtype(i) != c.dtype(0))
+      throw TypeError("Input '" + std::string(s.input(i)) + "' of '" + std::string(s.type) +
+                      "' Op has type " + std::string(dtype_name(c.dtype(i))) +
+                      " that does not match type " + std::string(dtype_name(c.dtype(0))) +
+                      " of argument 'var'.");
+  check_allowed(c, 0, "var", accepts_training_dtype);
+  Shape shape = c.shape(0);
+  for (std::size_t i = 1; i < s.num_inputs(); ++i) {
+    if (s.is_scalar(i))
+      require_rank0(c, i);
+    else
+      shape = merge_update_shapes(shape, c.shape(i));
+  }
+  return {{c.dtype(0), shape, true}};
+}
+
+// ---- ApplyGradientDescent: var -= alpha * delta --------------------------------------
+inline constexpr TrainingSignature kGradientDescentSig{
+    "ApplyGradientDescent", {"var", "alpha", "delta"}, 1, 0b10};
+
+inline std::vector<TensorSpec> infer_apply_gradient_descent(const InferContext& c) {
+  return infer_training(c, kGradientDescentSig);
+}
+
+inline constexpr OpDef kApplyGradientDescentOp{.type = "ApplyGradientDescent",
+                                               .num_inputs = 3,
+                                               .infer = infer_apply_gradient_descent,
+                                               .stateful = true,
+                                               .ref_inputs = 0b1};
+
+// ---- ApplyMomentum --------------------------------------------------------------------
+//   accum = accum * momentum + grad
+//   var -= accum * lr                                  (use_nesterov: grad * lr + accum * momentum
+//   * lr)
+inline constexpr TrainingSignature kMomentumSig{
+    "ApplyMomentum", {"var", "accum", "lr", "grad", "momentum"}, 2, 0b10100};
+
+inline std::vector<TensorSpec> infer_apply_momentum(const InferContext& c) {
+  return infer_training(c, kMomentumSig);
+}
+
+inline constexpr OpDef kApplyMomentumOp{.type = "ApplyMomentum",
+                                        .num_inputs = 5,
+                                        .infer = infer_apply_momentum,
+                                        .stateful = true,
+                                        .ref_inputs = 0b11};
+
+// ---- ApplyAdam ----------------------------------------------------------------------
+//   alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+//   m += (grad - m) * (1 - beta1)
+//   v += (grad^2 - v) * (1 - beta2)
+//   var -= m * alpha / (sqrt(v) + epsilon)
+//   (use_nesterov: var -= (grad * (1 - beta1) + beta1 * m) * alpha / (sqrt(v) + epsilon))
+inline constexpr TrainingSignature kAdamSig{
+    "ApplyAdam",
+    {"var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"},
+    3,
+    0b111111000};
+
+inline std::vector<TensorSpec> infer_apply_adam(const InferContext& c) {
+  return infer_training(c, kAdamSig);
+}
+
+inline constexpr OpDef kApplyAdamOp{.type = "ApplyAdam",
+                                    .num_inputs = 10,
+                                    .infer = infer_apply_adam,
+                                    .stateful = true,
+                                    .ref_inputs = 0b111};
+
+// ---- ApplyRMSProp -------------------------------------------------------------------
+//   ms += (grad^2 - ms) * (1 - rho)
+//   mom = mom * momentum + grad * lr / sqrt(ms + epsilon)
+//   var -= mom
+inline constexpr TrainingSignature kRMSPropSig{
+    "ApplyRMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}, 3, 0b1111000};
+
+inline std::vector<TensorSpec> infer_apply_rms_prop(const InferContext& c) {
+  return infer_training(c, kRMSPropSig);
+}
+
+inline constexpr OpDef kApplyRMSPropOp{.type = "ApplyRMSProp",
+                                       .num_inputs = 8,
+                                       .infer = infer_apply_rms_prop,
+                                       .stateful = true,
+                                       .ref_inputs = 0b111};
+
+// ---- ApplyCenteredRMSProp -------------------------------------------------------------
+//   ms += (grad^2 - ms) * (1 - rho);  mg += (grad - mg) * (1 - rho)
+//   mom = mom * momentum + grad * lr / sqrt(ms - mg^2 + epsilon)
+//   var -= mom
+inline constexpr TrainingSignature kCenteredRMSPropSig{
+    "ApplyCenteredRMSProp",
+    {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"},
+    4,
+    0b11110000};
+
+inline std::vector<TensorSpec> infer_apply_centered_rms_prop(const InferContext& c) {
+  return infer_training(c, kCenteredRMSPropSig);
+}
+
+inline constexpr OpDef kApplyCenteredRMSPropOp{.type = "ApplyCenteredRMSProp",
+                                               .num_inputs = 9,
+                                               .infer = infer_apply_centered_rms_prop,
+                                               .stateful = true,
+                                               .ref_inputs = 0b1111};
+
+// ---- ApplyAdagrad -------------------------------------------------------------------
+//   accum += grad^2   (when update_slots)
+//   var -= grad * lr / sqrt(accum)
+inline constexpr TrainingSignature kAdagradSig{
+    "ApplyAdagrad", {"var", "accum", "lr", "grad"}, 2, 0b100};
+
+inline std::vector<TensorSpec> infer_apply_adagrad(const InferContext& c) {
+  return infer_training(c, kAdagradSig);
+}
+
+inline constexpr OpDef kApplyAdagradOp{.type = "ApplyAdagrad",
+                                       .num_inputs = 4,
+                                       .infer = infer_apply_adagrad,
+                                       .stateful = true,
+                                       .ref_inputs = 0b11};
+
+}  // namespace symflow::detail
