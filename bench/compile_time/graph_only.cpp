@@ -1,6 +1,7 @@
 // A TU that only builds graphs: the graph-building headers, no Session.
 #include <iostream>
 #include <symflow/graph/graph.hpp>
+#include <symflow/ops/array_ops.hpp>
 #include <symflow/ops/math_ops.hpp>
 #include <symflow/ops/nn_ops.hpp>
 #include <symflow/ops/operators.hpp>
