@@ -127,7 +127,7 @@ TEST_CASE("architecture: every include follows the layers of docs/architecture.m
 TEST_CASE("architecture: building a graph reaches no kernel library") {
   const auto headers = read_headers();
   const std::vector<std::string> kernel_libraries = {"Eigen/", "unsupported/Eigen", "xtensor/",
-                                                     "xtl/", "nlohmann/", "thrust/"};
+                                                     "xtl/",   "nlohmann/",         "thrust/"};
   std::vector<std::string> found;
   for (const auto& [file, header] : headers) {
     const std::string layer = layer_of(file);

@@ -219,13 +219,13 @@ std::vector<Value> run_kernel(std::string_view type, const AttrMap& attrs,
   std::vector<Value> outputs(num_outputs);
   if (threads == 0) {
     KernelContext ctx(name, attrs, inputs, outputs);
-    cpu::backend().kernel(*def)(ctx);
+    cpu::backend().kernel (*def)(ctx);
   } else {
     ThreadPool pool(threads);
     KernelContext::Session s;
     s.intra_op = &pool;
     KernelContext ctx(name, attrs, inputs, outputs, s);
-    cpu::backend().kernel(*def)(ctx);
+    cpu::backend().kernel (*def)(ctx);
   }
   return outputs;
 }

@@ -81,13 +81,13 @@ TEST_CASE("backend/streaming_store: the fused kernel streams large outputs with 
       .graph_options = {.optimizer_options = {.do_fusion = false}}};
   tf::Session unfused(g, unfused_config);
   const auto& state = g.state();
-  tf::Plan plan = tf::detail::make_plan(state, {t.ref(), y.ref()}, {},
-                                        {m.ref(), row.ref(), col.ref()}, always_streaming,
-                                        &tf::cpu::backend());
+  tf::Plan plan =
+      tf::detail::make_plan(state, {t.ref(), y.ref()}, {}, {m.ref(), row.ref(), col.ref()},
+                            always_streaming, &tf::cpu::backend());
   REQUIRE(plan.fusion.clusters.size() == 1);
-  tf::Plan usual = tf::detail::make_plan(state, {t.ref(), y.ref()}, {},
-                                         {m.ref(), row.ref(), col.ref()}, tf::cpu::run_fused,
-                                         &tf::cpu::backend());
+  tf::Plan usual =
+      tf::detail::make_plan(state, {t.ref(), y.ref()}, {}, {m.ref(), row.ref(), col.ref()},
+                            tf::cpu::run_fused, &tf::cpu::backend());
   tf::ThreadPool pool(2);
   const tf::Backend& cpu = tf::cpu::backend();
   // 3 x 7: one partial block of 21 floats, no multiple of 16 bytes; 601 x 517: 2428
@@ -123,8 +123,8 @@ TEST_CASE("backend/streaming_store: the fused kernel streams large outputs with 
   // float64, and an output no step reads after.
   auto p = tf::placeholder<double>({-1}, "p");
   auto q = (p * p + 1.0) * p - 3.0;
-  tf::Plan wide = tf::detail::make_plan(state, {q.ref()}, {}, {p.ref()}, always_streaming,
-                                        &tf::cpu::backend());
+  tf::Plan wide =
+      tf::detail::make_plan(state, {q.ref()}, {}, {p.ref()}, always_streaming, &tf::cpu::backend());
   REQUIRE(wide.fusion.clusters.size() == 1);
   const tf::Value pv = random_value<double>({1001}, 4);
   tf::detail::SessionState session;

@@ -379,8 +379,8 @@ namespace {
 std::vector<tf::cpu::fused_detail::BlockOp<float>> block_program(
     const tf::Graph& g, const std::vector<std::optional<tf::TensorRef>>& fetches,
     const std::vector<tf::TensorRef>& feeds, int* buffers = nullptr) {
-  tf::Plan plan = tf::detail::make_plan(g.state(), fetches, {}, feeds, tf::cpu::run_fused,
-                                        &tf::cpu::backend());
+  tf::Plan plan =
+      tf::detail::make_plan(g.state(), fetches, {}, feeds, tf::cpu::run_fused, &tf::cpu::backend());
   REQUIRE(plan.fusion.clusters.size() == 1);
   tf::cpu::fused_detail::Workspace<float> w;
   const int n = tf::cpu::fused_detail::plan_block_program(plan.fusion.clusters[0].program, w);

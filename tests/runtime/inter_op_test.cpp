@@ -93,7 +93,7 @@ void meeting_square(tf::KernelContext& ctx) {
                                  [] { return g_rendezvous.arrived >= 2; }))
       ++g_rendezvous.met;
   }
-  tf::cpu::backend().kernel(*tf::find_op_def("Square"))(ctx);
+  tf::cpu::backend().kernel (*tf::find_op_def("Square"))(ctx);
 }
 
 class MeetingBackend final : public tf::Backend {

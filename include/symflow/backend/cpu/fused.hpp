@@ -8,8 +8,8 @@
 #include <optional>
 #include <type_traits>
 
-#include "symflow/core/value.hpp"
 #include "symflow/backend/fused_program.hpp"
+#include "symflow/core/value.hpp"
 
 namespace symflow {
 

@@ -48,7 +48,7 @@ struct OpDef {
   std::string_view type;    // "MatMul": the NodeDef's op
   int num_inputs = 0;       // -1 when variadic
   InferFn infer = nullptr;  // build-time shape and dtype inference; throws ValueError
-  bool stateful = false;  // never pruned by common-subexpression work, never folded
+  bool stateful = false;    // never pruned by common-subexpression work, never folded
   // Bit i set: input i must be a reference, and the kernel gets the variable itself
   // (Assign writes through it) instead of a snapshot of its value.
   std::uint32_t ref_inputs = 0;
