@@ -36,5 +36,5 @@ write_basic_package_version_file(
 install(FILES
   "${PROJECT_BINARY_DIR}/symflowConfig.cmake"
   "${PROJECT_BINARY_DIR}/symflowConfigVersion.cmake"
-  "${SYMFLOW_CPU_KERNELS_SOURCE}"
+  "${SYMFLOW_COMPILED_SOURCE}"
   DESTINATION "${SYMFLOW_INSTALL_CMAKEDIR}")

@@ -20,12 +20,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 CASES = [
     ("deps_only", "deps_only.cpp", [], "Eigen/Dense + xtensor + nlohmann-json, no symflow"),
     ("graph_only", "graph_only.cpp", [], "graph-building headers only, no Session"),
-    ("hello_linked", "hello_session.cpp", ["-DSYMFLOW_CPU_KERNELS_LINKED"],
-     "builds and runs a graph; kernels compiled once elsewhere (symflow::cpu_kernels)"),
+    ("hello_linked", "hello_session.cpp", ["-DSYMFLOW_COMPILED"],
+     "builds and runs a graph; symflow compiled once elsewhere (symflow::compiled)"),
     ("hello_header_only", "hello_session.cpp", [],
      "the same program as one TU, header-only (every kernel compiled here)"),
-    ("cpu_kernels", os.path.join(ROOT, "cmake", "cpu_kernels.cpp"),
-     ["-DSYMFLOW_CPU_KERNELS_LINKED"], "the one-time library of symflow::cpu_kernels"),
+    ("compiled_library", os.path.join(ROOT, "cmake", "symflow_compiled.cpp"),
+     ["-DSYMFLOW_COMPILED"], "the one-time library of symflow::compiled"),
 ]
 
 

@@ -4,25 +4,20 @@
 // two ways (docs/decisions.md):
 // - header-only (the default): this header includes the definitions, inline, so every
 //   source that makes a Session compiles them;
-// - compiled once: a program whose sources all define SYMFLOW_CPU_KERNELS_LINKED (the
-//   CMake target symflow::cpu_kernels does) gets them from one source that includes
-//   define_backend.hpp (that target's library); its other sources compile none.
+// - compiled: a program built with SYMFLOW_COMPILED (detail/config.hpp) gets them from
+//   the one source that includes symflow/define_compiled.hpp; its other sources compile
+//   none.
 
 #include "symflow/backend/backend.hpp"
-
-#if defined(SYMFLOW_CPU_KERNELS_LINKED)
-#define SYMFLOW_CPU_BACKEND_LINKAGE
-#else
-#define SYMFLOW_CPU_BACKEND_LINKAGE inline
-#endif
+#include "symflow/detail/config.hpp"
 
 namespace symflow::cpu {
 
 // The CPU device: a kernel for every op of the registry, the fused kernel, host memory.
-SYMFLOW_CPU_BACKEND_LINKAGE const Backend& backend();
+SYMFLOW_INLINE const Backend& backend();
 
 }  // namespace symflow::cpu
 
-#if !defined(SYMFLOW_CPU_KERNELS_LINKED)
+#if !defined(SYMFLOW_COMPILED)
 #include "symflow/backend/cpu/define_backend.hpp"
 #endif

@@ -1,7 +1,6 @@
 #pragma once
 // Defines cpu::backend() (backend/cpu/cpu_backend.hpp): inline in a header-only
-// program, or once in the source of the library symflow::cpu_kernels
-// (SYMFLOW_CPU_KERNELS_LINKED).
+// program, or once in the library of symflow::compiled (SYMFLOW_COMPILED).
 
 #include <unordered_map>
 
@@ -44,7 +43,7 @@ class CpuBackend final : public Backend {
 
 }  // namespace cpu::detail
 
-SYMFLOW_CPU_BACKEND_LINKAGE const Backend& cpu::backend() {
+SYMFLOW_INLINE const Backend& cpu::backend() {
   static const cpu::detail::CpuBackend backend;
   return backend;
 }

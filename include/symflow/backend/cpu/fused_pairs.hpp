@@ -121,27 +121,15 @@ BlockFn<T> pair_block_for(const ElementwiseDef* outer, const ElementwiseDef* inn
 }  // namespace pair_detail
 
 // The pair kernel of outer(inner(x, y), z) (pos 0) or outer(z, inner(x, y)) (pos 1),
-// or null when the two ops do not pair. Compiled once per program under
-// SYMFLOW_SEPARATE_CPU_KERNELS, as the op kernels are (graph/op_def.hpp).
-#if defined(SYMFLOW_SEPARATE_CPU_KERNELS) && !defined(SYMFLOW_DEFINE_CPU_KERNELS)
-BlockFn<float> fused_pair_f32(const ElementwiseDef* outer, const ElementwiseDef* inner, int pos);
-BlockFn<double> fused_pair_f64(const ElementwiseDef* outer, const ElementwiseDef* inner, int pos);
-#else
-#if defined(SYMFLOW_DEFINE_CPU_KERNELS)
-#define SYMFLOW_FUSED_PAIR_LINKAGE  // the one definition of the program
-#else
-#define SYMFLOW_FUSED_PAIR_LINKAGE inline  // header-only: one in every source
-#endif
-SYMFLOW_FUSED_PAIR_LINKAGE BlockFn<float> fused_pair_f32(const ElementwiseDef* outer,
-                                                         const ElementwiseDef* inner, int pos) {
+// or null when the two ops do not pair.
+inline BlockFn<float> fused_pair_f32(const ElementwiseDef* outer, const ElementwiseDef* inner,
+                                     int pos) {
   return pair_detail::pair_block_for<float>(outer, inner, pos);
 }
-SYMFLOW_FUSED_PAIR_LINKAGE BlockFn<double> fused_pair_f64(const ElementwiseDef* outer,
-                                                          const ElementwiseDef* inner, int pos) {
+inline BlockFn<double> fused_pair_f64(const ElementwiseDef* outer, const ElementwiseDef* inner,
+                                      int pos) {
   return pair_detail::pair_block_for<double>(outer, inner, pos);
 }
-#undef SYMFLOW_FUSED_PAIR_LINKAGE
-#endif
 
 template <class T>
 BlockFn<T> fused_pair(const ElementwiseDef* outer, const ElementwiseDef* inner, int pos) {

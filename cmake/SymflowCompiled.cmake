@@ -1,0 +1,26 @@
+# symflow compiled once, for a program that would rather not compile its heavy parts (the
+# Session and its executor, the graph's core, the CPU kernels) in each of its sources
+# (docs/decisions.md, "Header-only or compiled"):
+#
+#   symflow::compiled         link it instead of (or beside) symflow::symflow: every source
+#                             of the target gets SYMFLOW_COMPILED, so each sees declarations
+#                             only, and one source defines them all
+#                             (symflow/define_compiled.hpp).
+#                             In this build tree (add_subdirectory, symflow's own tests) it
+#                             is a static library, built once for all of its users; from an
+#                             installed symflow (find_package) it adds that one source to
+#                             each target that links it, so the package stays header-only.
+#   symflow_use_compiled(tgt) the same, for symflow's own programs.
+#
+# Every source of one program must agree: SYMFLOW_COMPILED everywhere or nowhere.
+include_guard(GLOBAL)
+
+set(SYMFLOW_COMPILED_SOURCE "${PROJECT_SOURCE_DIR}/cmake/symflow_compiled.cpp")
+add_library(symflow_compiled STATIC EXCLUDE_FROM_ALL "${SYMFLOW_COMPILED_SOURCE}")
+add_library(symflow::compiled ALIAS symflow_compiled)
+target_link_libraries(symflow_compiled PUBLIC symflow::symflow)
+target_compile_definitions(symflow_compiled PUBLIC SYMFLOW_COMPILED)
+
+function(symflow_use_compiled tgt)
+  target_link_libraries(${tgt} PRIVATE symflow_compiled)
+endfunction()
