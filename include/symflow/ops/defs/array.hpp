@@ -87,8 +87,7 @@ inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
 inline constexpr OpDef kReshapeOp{.type = "Reshape", .num_inputs = 2, .infer = infer_reshape};
 
 inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
-  if (c.shape(1).has_rank() && c.shape(1).rank() != 0)
-    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(1).rank()));
+  require_rank(c.shape(1), 0);
   const Value* dims = c.constant(0);
   return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
 }

@@ -40,11 +40,6 @@ inline std::string padding_error(std::string_view op, std::string_view padding) 
 
 // ---- shape-function helpers -------------------------------------------------------
 
-inline void require_conv_rank(const Shape& s, int rank) {
-  if (s.has_rank() && s.rank() != rank)
-    throw ValueError("Shape must be rank " + std::to_string(rank) + " but is rank " +
-                     std::to_string(s.rank()));
-}
 // Dim i of a shape that may have unknown rank.
 inline std::int64_t dim_or_unknown(const Shape& s, int i) {
   return s.has_rank() ? s.dim(i) : unknown_dim;
@@ -106,7 +101,7 @@ inline void check_pair_dtype(const InferContext& c, std::string_view op, std::si
 // orig_input_shape) gives when it is a constant; `fallback` otherwise.
 inline Shape shape_from_sizes(const InferContext& c, std::size_t i, std::string_view op,
                               std::string_view arg, Shape fallback) {
-  require_conv_rank(c.shape(i), 1);
+  require_rank(c.shape(i), 1);
   if (c.shape(i).has_rank() && c.shape(i).dim(0) >= 0 && c.shape(i).dim(0) != 4)
     throw ValueError(std::string(op) + " requires " + std::string(arg) +
                      " to contain 4 values, but got: " + std::to_string(c.shape(i).dim(0)));
@@ -151,8 +146,8 @@ inline Shape conv_output_shape(const Shape& in, const Shape& filter, const ConvA
 inline std::vector<TensorSpec> infer_conv2d(const InferContext& c) {
   check_allowed(c, 0, "input", is_float);
   check_pair_dtype(c, "Conv2D", 0, "input", 1, "filter");
-  require_conv_rank(c.shape(0), 4);
-  require_conv_rank(c.shape(1), 4);
+  require_rank(c.shape(0), 4);
+  require_rank(c.shape(1), 4);
   const ConvAttrs a = conv_attrs(c, "Conv2D");
   return {{c.dtype(0), conv_output_shape(c.shape(0), c.shape(1), a)}};
 }
@@ -168,8 +163,8 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_input(const InferContext& c
     throw TypeError("Input 'input_sizes' of 'Conv2DBackpropInput' Op has type " +
                     std::string(dtype_name(c.dtype(0))) +
                     " that does not match expected type of int32.");
-  require_conv_rank(c.shape(1), 4);
-  require_conv_rank(c.shape(2), 4);
+  require_rank(c.shape(1), 4);
+  require_rank(c.shape(2), 4);
   conv_attrs(c, "Conv2DBackpropInput");
   Shape fallback(
       {dim_or_unknown(c.shape(2), 0), unknown_dim, unknown_dim, dim_or_unknown(c.shape(1), 2)});
@@ -189,8 +184,8 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_filter(const InferContext& 
     throw TypeError("Input 'filter_sizes' of 'Conv2DBackpropFilter' Op has type " +
                     std::string(dtype_name(c.dtype(1))) +
                     " that does not match expected type of int32.");
-  require_conv_rank(c.shape(0), 4);
-  require_conv_rank(c.shape(2), 4);
+  require_rank(c.shape(0), 4);
+  require_rank(c.shape(2), 4);
   conv_attrs(c, "Conv2DBackpropFilter");
   Shape fallback(
       {unknown_dim, unknown_dim, dim_or_unknown(c.shape(0), 3), dim_or_unknown(c.shape(2), 3)});
@@ -232,13 +227,13 @@ inline Shape pool_output_shape(const Shape& in, const PoolAttrs& a, bool window_
 
 inline std::vector<TensorSpec> infer_max_pool(const InferContext& c) {
   check_allowed(c, 0, "input", is_float);
-  require_conv_rank(c.shape(0), 4);
+  require_rank(c.shape(0), 4);
   return {{c.dtype(0), pool_output_shape(c.shape(0), pool_attrs(c, "MaxPool"), true)}};
 }
 
 inline std::vector<TensorSpec> infer_avg_pool(const InferContext& c) {
   check_allowed(c, 0, "value", is_float);
-  require_conv_rank(c.shape(0), 4);
+  require_rank(c.shape(0), 4);
   return {{c.dtype(0), pool_output_shape(c.shape(0), pool_attrs(c, "AvgPool"), false)}};
 }
 
@@ -251,7 +246,7 @@ inline std::vector<TensorSpec> infer_max_pool_grad(const InferContext& c) {
   check_allowed(c, 0, "orig_input", is_float);
   check_pair_dtype(c, "MaxPoolGrad", 0, "orig_input", 1, "orig_output");
   check_pair_dtype(c, "MaxPoolGrad", 0, "orig_input", 2, "grad");
-  for (std::size_t i = 0; i < 3; ++i) require_conv_rank(c.shape(i), 4);
+  for (std::size_t i = 0; i < 3; ++i) require_rank(c.shape(i), 4);
   pool_attrs(c, "MaxPoolGrad");
   return {{c.dtype(0), c.shape(0).has_rank() ? c.shape(0) : Shape::unknown_dims(4)}};
 }
@@ -267,7 +262,7 @@ inline std::vector<TensorSpec> infer_avg_pool_grad(const InferContext& c) {
     throw TypeError("Input 'orig_input_shape' of 'AvgPoolGrad' Op has type " +
                     std::string(dtype_name(c.dtype(0))) +
                     " that does not match expected type of int32.");
-  require_conv_rank(c.shape(1), 4);
+  require_rank(c.shape(1), 4);
   pool_attrs(c, "AvgPoolGrad");
   Shape s = shape_from_sizes(c, 0, "AvgPoolGrad", "orig_input_shape", Shape::unknown_dims(4));
   return {{c.dtype(1), s}};

@@ -139,26 +139,6 @@ inline constexpr OpDef kLogicalNotOp{
     .type = "LogicalNot", .num_inputs = 1, .infer = infer_logical_not};
 
 // ---- Select ---------------------------------------------------------------------------
-// TensorFlow's InferenceContext::Merge, with its messages.
-inline Shape select_merge_shapes(const Shape& a, const Shape& b) {
-  if (!a.has_rank()) return b;
-  if (!b.has_rank()) return a;
-  if (a.rank() != b.rank())
-    throw ValueError("Shapes must be equal rank, but are " + std::to_string(a.rank()) + " and " +
-                     std::to_string(b.rank()));
-  Dims out = a.dims();
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::int64_t da = a.dims()[i], db = b.dims()[i];
-    if (da >= 0 && db >= 0 && da != db)
-      throw ValueError("Dimension " + std::to_string(i) +
-                       " in both shapes must be equal, but are " + std::to_string(da) + " and " +
-                       std::to_string(db) + ". Shapes are " + dims_to_string(a.dims()) + " and " +
-                       dims_to_string(b.dims()) + ".");
-    if (out[i] < 0) out[i] = db;
-  }
-  return Shape(out);
-}
-
 // TF1's Select: t and e of one shape; the condition a scalar, of that shape, or a
 // vector over the first dimension.
 inline std::vector<TensorSpec> infer_select(const InferContext& c) {
@@ -167,13 +147,13 @@ inline std::vector<TensorSpec> infer_select(const InferContext& c) {
     throw TypeError("Input 'e' of 'Select' Op has type " + std::string(dtype_name(c.dtype(2))) +
                     " that does not match type " + std::string(dtype_name(c.dtype(1))) +
                     " of argument 't'.");
-  Shape data = select_merge_shapes(c.shape(1), c.shape(2));
+  Shape data = merge_shapes(c.shape(1), c.shape(2));
   const Shape& cond = c.shape(0);
   if (cond.has_rank() && data.has_rank() && cond.rank() != 0) {
     if (cond.rank() != 1 || data.rank() == 0)
-      data = select_merge_shapes(data, cond);
+      data = merge_shapes(data, cond);
     else
-      select_merge_shapes(cond, Shape{data.dims()[0]});
+      merge_shapes(cond, Shape{data.dims()[0]});
   }
   return {{c.dtype(1), data}};
 }
@@ -208,8 +188,7 @@ inline std::vector<TensorSpec> infer_arg_reduce(const InferContext& c) {
     throw TypeError("Value passed to parameter 'output_type' has DataType " +
                     std::string(dtype_name(out)) +
                     " not in list of allowed values: " + allowed_list(fn_accepts<ArgIndexTypes>));
-  if (c.shape(1).has_rank() && c.shape(1).rank() != 0)
-    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(1).rank()));
+  require_rank(c.shape(1), 0);
   const Shape& in = c.shape(0);
   if (!in.has_rank()) return {{out, Shape::unknown()}};
   const std::int64_t rank = in.rank();

@@ -338,9 +338,7 @@ inline std::vector<TensorSpec> infer_matmul(const InferContext& c) {
   check_same_dtype(c, "MatMul", {"a", "b"});
   check_allowed(c, 0, "a", fn_accepts<MatMulTypes>);
   bool ta = c.attr<bool>("transpose_a"), tb = c.attr<bool>("transpose_b");
-  for (std::size_t i = 0; i < 2; ++i)
-    if (c.shape(i).has_rank() && c.shape(i).rank() != 2)
-      throw ValueError("Shape must be rank 2 but is rank " + std::to_string(c.shape(i).rank()));
+  for (std::size_t i = 0; i < 2; ++i) require_rank(c.shape(i), 2);
   std::int64_t m = unknown_dim, k1 = unknown_dim, k2 = unknown_dim, n = unknown_dim;
   if (c.shape(0).has_rank()) {
     m = c.shape(0)[ta ? 1 : 0];

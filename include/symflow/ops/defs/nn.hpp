@@ -29,16 +29,6 @@ namespace detail {
 
 // ---- shape-function helpers ---------------------------------------------------------
 
-inline void require_rank(const Shape& s, std::int64_t rank) {
-  if (s.has_rank() && s.rank() != rank)
-    throw ValueError("Shape must be rank " + std::to_string(rank) + " but is rank " +
-                     std::to_string(s.rank()));
-}
-inline void require_rank_at_least(const Shape& s, std::int64_t rank) {
-  if (s.has_rank() && s.rank() < rank)
-    throw ValueError("Shape must be at least rank " + std::to_string(rank) + " but is rank " +
-                     std::to_string(s.rank()));
-}
 // Two dims that must agree: the known one wins; "Dimensions must be equal" otherwise.
 inline std::int64_t merge_dim(std::int64_t a, std::int64_t b) {
   if (a >= 0 && b >= 0 && a != b)

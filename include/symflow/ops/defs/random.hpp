@@ -29,8 +29,7 @@ inline bool is_uniform_int_type(DType d) { return is_index_type(d); }
 // elements when it is one, else as many unknown dims as the vector is long.
 inline Shape random_output_shape(const InferContext& c) {
   check_allowed(c, 0, "shape", is_index_type);
-  if (c.shape(0).has_rank() && c.shape(0).rank() != 1)
-    throw ValueError("Shape must be rank 1 but is rank " + std::to_string(c.shape(0).rank()));
+  require_rank(c.shape(0), 1);
   if (const Value* v = c.constant(0)) {
     Dims dims = shape_argument(*v);
     for (auto d : dims)
@@ -63,8 +62,7 @@ inline std::vector<TensorSpec> infer_random_uniform_int(const InferContext& c) {
                       "' of 'RandomUniformInt' Op has type " + std::string(dtype_name(c.dtype(i))) +
                       " that does not match expected type of " + std::string(dtype_name(dtype)) +
                       ".");
-    if (c.shape(i).has_rank() && c.shape(i).rank() != 0)
-      throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(i).rank()));
+    require_rank(c.shape(i), 0);
   }
   return {{dtype, random_output_shape(c)}};
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Helpers of the shape functions and of the kernels' argument checks: dtype checks with
-// TensorFlow's messages, and shape arguments read from int32/int64 values.
+// Helpers of the shape functions and of the kernels' argument checks: dtype and rank
+// checks and the merge of two shapes, with TensorFlow's messages, and shape arguments
+// read from int32/int64 values.
 
 #include <algorithm>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
 #include "symflow/ops/defs/op_def.hpp"
 
 namespace symflow::detail {
@@ -25,6 +27,40 @@ inline void check_same_dtype(const InferContext& c, std::string_view op,
                       "' Op has type " + std::string(dtype_name(c.dtype(i))) +
                       " that does not match type " + std::string(dtype_name(c.dtype(0))) +
                       " of argument '" + std::string(names[0]) + "'.");
+}
+
+// ValueError unless `s` has rank `rank` (TensorFlow's WithRank); an unknown rank passes.
+inline void require_rank(const Shape& s, std::int64_t rank) {
+  if (s.has_rank() && s.rank() != rank)
+    throw ValueError("Shape must be rank " + std::to_string(rank) + " but is rank " +
+                     std::to_string(s.rank()));
+}
+// ValueError unless `s` has rank `rank` or more (WithRankAtLeast); an unknown rank passes.
+inline void require_rank_at_least(const Shape& s, std::int64_t rank) {
+  if (s.has_rank() && s.rank() < rank)
+    throw ValueError("Shape must be at least rank " + std::to_string(rank) + " but is rank " +
+                     std::to_string(s.rank()));
+}
+
+// TensorFlow's InferenceContext::Merge: the most specific shape compatible with both,
+// with its messages.
+inline Shape merge_shapes(const Shape& a, const Shape& b) {
+  if (!a.has_rank()) return b;
+  if (!b.has_rank()) return a;
+  if (a.rank() != b.rank())
+    throw ValueError("Shapes must be equal rank, but are " + std::to_string(a.rank()) + " and " +
+                     std::to_string(b.rank()));
+  Dims out = a.dims();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t x = a.dims()[i], y = b.dims()[i];
+    if (x >= 0 && y >= 0 && x != y)
+      throw ValueError("Dimension " + std::to_string(i) +
+                       " in both shapes must be equal, but are " + std::to_string(x) + " and " +
+                       std::to_string(y) + ". Shapes are " + dims_to_string(a.dims()) + " and " +
+                       dims_to_string(b.dims()) + ".");
+    if (out[i] < 0) out[i] = y;
+  }
+  return Shape(out);
 }
 
 // The dtypes of `accepts`, in TensorFlow's order, for "not in list of allowed values".

@@ -112,7 +112,7 @@ std::vector<TensorSpec> infer_scatter(const InferContext& c) {
   const Shape& indices = c.shape(1);
   const Shape& updates = c.shape(2);
   if (ref.has_rank() && indices.has_rank() && updates.has_rank()) {
-    if (ref.rank() < 1) throw ValueError("Shape must be at least rank 1 but is rank 0");
+    require_rank_at_least(ref, 1);
     Dims expected = indices.dims();
     expected.insert(expected.end(), ref.dims().begin() + 1, ref.dims().end());
     if (!updates.is_compatible_with(Shape(expected)))

@@ -28,29 +28,6 @@ inline void require_training_ref(const InferContext& c, std::string_view op, std
                     "' be a mutable tensor (e.g.: a tf.Variable)");
 }
 
-inline void require_rank0(const InferContext& c, std::size_t i) {
-  if (c.shape(i).has_rank() && c.shape(i).rank() != 0)
-    throw ValueError("Shape must be rank 0 but is rank " + std::to_string(c.shape(i).rank()));
-}
-
-// TensorFlow's InferenceContext::Merge, with its messages.
-inline Shape merge_update_shapes(const Shape& a, const Shape& b) {
-  if (!a.has_rank()) return b;
-  if (!b.has_rank()) return a;
-  if (a.rank() != b.rank())
-    throw ValueError("Shapes must be equal rank, but are " + std::to_string(a.rank()) + " and " +
-                     std::to_string(b.rank()));
-  for (std::size_t i = 0; i < a.dims().size(); ++i) {
-    std::int64_t x = a.dims()[i], y = b.dims()[i];
-    if (x >= 0 && y >= 0 && x != y)
-      throw ValueError("Dimension " + std::to_string(i) +
-                       " in both shapes must be equal, but are " + std::to_string(x) + " and " +
-                       std::to_string(y) + ". Shapes are " + dims_to_string(a.dims()) + " and " +
-                       dims_to_string(b.dims()) + ".");
-  }
-  return a.merge_with(b);
-}
-
 inline bool accepts_training_dtype(DType d) { return d == DType::float32 || d == DType::float64; }
 
 // One update op's signature: its input names in order, how many of the first are
@@ -83,9 +60,9 @@ inline std::vector<TensorSpec> infer_training(const InferContext& c, const Train
   Shape shape = c.shape(0);
   for (std::size_t i = 1; i < s.num_inputs(); ++i) {
     if (s.is_scalar(i))
-      require_rank0(c, i);
+      require_rank(c.shape(i), 0);
     else
-      shape = merge_update_shapes(shape, c.shape(i));
+      shape = merge_shapes(shape, c.shape(i));
   }
   return {{c.dtype(0), shape, true}};
 }

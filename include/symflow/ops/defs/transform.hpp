@@ -39,41 +39,10 @@ namespace detail::transform {
 
 inline std::string str(std::int64_t v) { return std::to_string(v); }
 
-inline void require_rank(const Shape& s, std::int64_t rank) {
-  if (s.has_rank() && s.rank() != rank)
-    throw ValueError("Shape must be rank " + str(rank) + " but is rank " + str(s.rank()));
-}
-inline void require_rank_at_least(const Shape& s, std::int64_t rank) {
-  if (s.has_rank() && s.rank() < rank)
-    throw ValueError("Shape must be at least rank " + str(rank) + " but is rank " + str(s.rank()));
-}
 // "Dimension must be 3 but is 2" (WithValue on a dimension).
 inline void require_dim(std::int64_t dim, std::int64_t want) {
   if (dim >= 0 && dim != want)
     throw ValueError("Dimension must be " + str(want) + " but is " + str(dim));
-}
-
-inline std::string shape_debug(const Shape& s) {
-  return s.has_rank() ? dims_to_string(s.dims()) : "?";
-}
-
-// TensorFlow's InferenceContext::Merge: the most specific shape compatible with both.
-inline Shape merge_shapes(const Shape& a, const Shape& b) {
-  if (!a.has_rank()) return b;
-  if (!b.has_rank()) return a;
-  if (a.rank() != b.rank())
-    throw ValueError("Shapes must be equal rank, but are " + str(a.rank()) + " and " +
-                     str(b.rank()));
-  Dims out = a.dims();
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::int64_t x = a.dims()[i], y = b.dims()[i];
-    if (x >= 0 && y >= 0 && x != y)
-      throw ValueError("Dimension " + str(static_cast<std::int64_t>(i)) +
-                       " in both shapes must be equal, but are " + str(x) + " and " + str(y) +
-                       ". Shapes are " + shape_debug(a) + " and " + shape_debug(b) + ".");
-    if (out[i] < 0) out[i] = y;
-  }
-  return Shape(out);
 }
 
 constexpr bool is_number_dtype(DType d) { return d != DType::bool_ && d != DType::invalid; }
