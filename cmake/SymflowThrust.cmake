@@ -11,7 +11,18 @@
 # link the same one of them (runtime/devices.hpp).
 #
 #   SYMFLOW_THRUST  ON when Thrust's headers are found (CUDA's CCCL under /usr/local/cuda).
-#   SYMFLOW_CUDA    ON when nvcc is found as well: enables CUDA and builds the CUDA variants.
+#   SYMFLOW_CUDA    enables the CUDA language and makes symflow::cuda. Default: ON when symflow
+#                   is the top-level project and nvcc is found as well; OFF when a parent
+#                   project pulls symflow in with add_subdirectory (it sets SYMFLOW_CUDA=ON to
+#                   get symflow::cuda, and then had best enable CUDA itself, at its top).
+#
+# Why not always when nvcc is found: CUDA is a language of the whole build. Enabling it from a
+# subproject made nvcc and CMake's support for it part of every consumer's configure, even a
+# CPU-only one; and CMake takes a target's CUDA_STANDARD from its CXX_STANDARD when unset, so
+# a consumer's CMAKE_CXX_STANDARD 20 (+ _REQUIRED) asked for a "CUDA20" that CMake 3.25 has no
+# nvcc flag for: "Target symflow_cuda_backend requires the language dialect CUDA20", a
+# generate error for a target nobody linked (docs/decisions.md, "The CUDA targets only on
+# request").
 include_guard(GLOBAL)
 
 find_path(SYMFLOW_THRUST_INCLUDE_DIR thrust/version.h
@@ -53,16 +64,21 @@ if(SYMFLOW_THRUST)
   message(STATUS "symflow: Thrust backend (host systems) from ${SYMFLOW_THRUST_INCLUDE_DIR}")
 endif()
 
+# check_language() only where CUDA may be switched on by default: a consumer that vendors
+# symflow does not run nvcc's trial project unless it asks for symflow::cuda.
 include(CheckLanguage)
-check_language(CUDA)
 set(_symflow_cuda_default OFF)
-if(CMAKE_CUDA_COMPILER AND SYMFLOW_THRUST)
-  set(_symflow_cuda_default ON)
+if(PROJECT_IS_TOP_LEVEL AND SYMFLOW_THRUST)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(_symflow_cuda_default ON)
+  endif()
 endif()
-option(SYMFLOW_CUDA "Build the CUDA variants of the Thrust backend's tests (needs nvcc)"
-  ${_symflow_cuda_default})
+option(SYMFLOW_CUDA "Enable CUDA, make symflow::cuda and the CUDA tests (needs nvcc; \
+default ON only when symflow is the top-level project and nvcc is found)" ${_symflow_cuda_default})
 
 if(SYMFLOW_CUDA)
+  check_language(CUDA)
   if(NOT CMAKE_CUDA_COMPILER)
     message(FATAL_ERROR "SYMFLOW_CUDA is ON but no CUDA compiler (nvcc) was found")
   endif()
@@ -75,6 +91,21 @@ if(SYMFLOW_CUDA)
   endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
+  # The C++ level of symflow's own CUDA targets (this directory and its subdirectories: the
+  # backend's library, the CUDA tests, examples and benchmarks), set for CUDA itself: left
+  # unset, CMake would take each target's CXX_STANDARD, which a parent project or the command
+  # line may set. Where CMake knows nvcc's C++20 flag (cuda_std_20 among the compile
+  # features), CMake adds it and insists on it; where it does not (CMake 3.25 knows levels up
+  # to 17 for nvcc), 20 is a wish CMake drops silently and -std=c++20 below does the work.
+  if(NOT CMAKE_CUDA_STANDARD MATCHES "^(20|23|26)$")
+    set(CMAKE_CUDA_STANDARD 20)
+  endif()
+  if("cuda_std_${CMAKE_CUDA_STANDARD}" IN_LIST CMAKE_CUDA_COMPILE_FEATURES)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  else()
+    set(CMAKE_CUDA_STANDARD_REQUIRED OFF)
+  endif()
+  set(CMAKE_CUDA_EXTENSIONS OFF)
   # The kernels, compiled once by nvcc; a program's .cpp files are plain C++ (g++).
   set(_source "${PROJECT_BINARY_DIR}/symflow_thrust/cuda_backend.cu")
   file(CONFIGURE OUTPUT "${_source}"
@@ -83,7 +114,9 @@ if(SYMFLOW_CUDA)
   target_link_libraries(symflow_cuda_backend PUBLIC symflow::symflow CUDA::cudart CUDA::cublas)
   target_compile_definitions(symflow_cuda_backend PUBLIC SYMFLOW_THRUST)
   # Eigen's and xtensor's headers call constexpr host functions from host-device ones.
-  # -std=c++20 by hand: CMake 3.25 does not know nvcc 13's standard levels (cuda_std_20).
+  # -std=c++20 by hand as well, PUBLIC: the .cu sources of the programs that link
+  # symflow::cuda live in directories whose CUDA level symflow does not set (nvcc takes the
+  # last -std it is given, and the same one twice is no error).
   target_compile_options(symflow_cuda_backend PUBLIC
     $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20 --expt-relaxed-constexpr --extended-lambda
       -diag-suppress=20012,20013,20015,68>)
