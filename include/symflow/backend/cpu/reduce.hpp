@@ -22,6 +22,7 @@
 #include "symflow/backend/cpu/matmul.hpp"  // SerialRunner
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/core/value.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"  // reduced_dims
 
 namespace symflow::cpu {
 
@@ -110,19 +111,6 @@ void reduce_box(const Plan& p, const T* x, std::size_t axis, std::int64_t i0, st
   }
 }
 
-// The output's dims: `d` without the reduced axes, or with them as 1 when keep_dims (the
-// CPU's and the GPU's reduce share it).
-inline Dims reduced_dims(const Dims& d, const AxisMask& reduced, bool keep_dims) {
-  Dims out_dims;
-  for (std::size_t a = 0; a < d.size(); ++a) {
-    if (!reduced[a])
-      out_dims.push_back(d[a]);
-    else if (keep_dims)
-      out_dims.push_back(1);
-  }
-  return out_dims;
-}
-
 }  // namespace detail::reduce
 
 // out[j] = combine(out[j], in[i]) for every i mapping to j, starting from `init`.
@@ -133,7 +121,7 @@ template <class T, class Runner, class Combine>
 Value reduce(const Runner& runner, const Value& in, const AxisMask& reduced, bool keep_dims, T init,
              Combine combine) {
   const Dims& d = in.dims();
-  Value out(dtype_v<T>, detail::reduce::reduced_dims(d, reduced, keep_dims));
+  Value out(dtype_v<T>, symflow::detail::reduced_dims(d, reduced, keep_dims));
   T* acc = out.data<T>();
   const std::int64_t outputs = out.size();
   std::fill_n(acc, outputs, init);

@@ -212,8 +212,7 @@ template <class T, class C>
 Value reduce(const KernelContext& ctx, const Value& in, const AxisMask& reduced, bool keep_dims,
              T init, C combine) {
   const Dims& d = in.dims();
-  Value out =
-      empty_device_value(dtype_v<T>, cpu::detail::reduce::reduced_dims(d, reduced, keep_dims));
+  Value out = empty_device_value(dtype_v<T>, symflow::detail::reduced_dims(d, reduced, keep_dims));
   T* y = out.device_data<T>();
   const std::int64_t outputs = out.size();
   const T* x = in.device_data<T>();  // (a TypeError on another dtype, as on the CPU)
@@ -270,11 +269,7 @@ Value reduce(const KernelContext& ctx, const Value& in, const AxisMask& reduced,
 
 // The reduction mask of a reduction op's axes input (input 1), checked as the CPU does.
 inline AxisMask reduction_mask_of(KernelContext& ctx) {
-  std::string error;
-  auto mask = symflow::detail::reduction_mask(
-      symflow::detail::shape_argument(host_value(ctx.input(1))), ctx.input(0).rank(), error, true);
-  if (!error.empty()) ctx.fail(error);
-  return mask;
+  return symflow::detail::reduction_mask_input(ctx, host_value(ctx.input(1)), ctx.input(0).rank());
 }
 
 template <class T>

@@ -379,24 +379,24 @@ inline AxisMask reduction_mask(const Dims& axes, std::int64_t rank, std::string&
   return mask;
 }
 
-// Build time checks the range only: TensorFlow's shape function lets repeated axes
-// through and its kernel rejects them.
-inline std::vector<TensorSpec> infer_reduction(const InferContext& c) {
-  check_allowed(c, 0, "input", fn_accepts<AddFn>);  // every number type, as Add
+// The shape function of every reduction (Sum, Mean, Max, Min here; Prod, Any, All in
+// reduction.hpp) once its input's dtype is checked: a `dtype` tensor of the input's
+// shape without the reduced axes (kept as 1s with keep_dims); unknown unless the axes
+// are a constant and the input's rank is known. Build time checks the range only:
+// TensorFlow's shape function lets repeated axes through and its kernel rejects them.
+inline std::vector<TensorSpec> infer_reduction_output(const InferContext& c, DType dtype) {
   bool keep = c.attr<bool>("keep_dims");
   const Value* axes_value = c.constant(1);
-  if (!axes_value || !c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown()}};
+  if (!axes_value || !c.shape(0).has_rank()) return {{dtype, Shape::unknown()}};
   std::string error;
   auto mask = reduction_mask(shape_argument(*axes_value), c.shape(0).rank(), error, false);
   if (!error.empty()) throw ValueError(error);
-  Dims out;
-  for (std::size_t i = 0; i < mask.size(); ++i) {
-    if (!mask[i])
-      out.push_back(c.shape(0).dims()[i]);
-    else if (keep)
-      out.push_back(1);
-  }
-  return {{c.dtype(0), Shape(out)}};
+  return {{dtype, Shape(reduced_dims(c.shape(0).dims(), mask, keep))}};
+}
+
+inline std::vector<TensorSpec> infer_reduction(const InferContext& c) {
+  check_allowed(c, 0, "input", fn_accepts<AddFn>);  // every number type, as Add
+  return infer_reduction_output(c, c.dtype(0));
 }
 
 enum class Reduction { sum, mean, max, min };

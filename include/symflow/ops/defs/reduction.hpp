@@ -27,20 +27,7 @@ std::vector<TensorSpec> infer_bool_reduction(const InferContext& c) {
     throw TypeError("Input 'input' of '" + std::string(IsAll ? "All" : "Any") + "' Op has type " +
                     std::string(dtype_name(c.dtype(0))) +
                     " that does not match expected type of bool.");
-  bool keep = c.attr<bool>("keep_dims");
-  const Value* axes_value = c.constant(1);
-  if (!axes_value || !c.shape(0).has_rank()) return {{DType::bool_, Shape::unknown()}};
-  std::string error;
-  auto mask = reduction_mask(shape_argument(*axes_value), c.shape(0).rank(), error, false);
-  if (!error.empty()) throw ValueError(error);
-  Dims out;
-  for (std::size_t i = 0; i < mask.size(); ++i) {
-    if (!mask[i])
-      out.push_back(c.shape(0).dims()[i]);
-    else if (keep)
-      out.push_back(1);
-  }
-  return {{DType::bool_, Shape(out)}};
+  return infer_reduction_output(c, DType::bool_);
 }
 
 inline constexpr OpDef kAnyOp{.type = "Any", .num_inputs = 2, .infer = infer_bool_reduction<false>};

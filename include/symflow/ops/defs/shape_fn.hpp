@@ -63,6 +63,19 @@ inline Shape merge_shapes(const Shape& a, const Shape& b) {
   return Shape(out);
 }
 
+// A reduction's output dims: `d` without the `reduced` axes, or with them as 1 when
+// keep_dims (the reductions' shape function and the CPU's and GPU's reduce share it).
+inline Dims reduced_dims(const Dims& d, const AxisMask& reduced, bool keep_dims) {
+  Dims out_dims;
+  for (std::size_t a = 0; a < d.size(); ++a) {
+    if (!reduced[a])
+      out_dims.push_back(d[a]);
+    else if (keep_dims)
+      out_dims.push_back(1);
+  }
+  return out_dims;
+}
+
 // The dtypes of `accepts`, in TensorFlow's order, for "not in list of allowed values".
 inline std::string allowed_list(bool (*accepts)(DType)) {
   std::string s;

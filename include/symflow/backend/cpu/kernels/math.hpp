@@ -1,8 +1,8 @@
 #pragma once
 // The math ops' CPU kernels: elementwise binary and unary ops, MatMul, the reductions
 // Sum/Mean/Max/Min and Cast; the kernel-side helpers other areas' kernels share
-// (unsupported_dtype, split_at_axis_input, YCheck); and kMathCpuKernels, the table
-// that maps each math OpDef (ops/defs/math.hpp) to its kernel.
+// (unsupported_dtype, reduction_mask_input, split_at_axis_input, YCheck); and
+// kMathCpuKernels, the table that maps each math OpDef (ops/defs/math.hpp) to its kernel.
 
 #include <array>
 #include <cstdint>
@@ -22,6 +22,17 @@ namespace symflow::detail {
 
 [[noreturn]] inline void unsupported_dtype(KernelContext& ctx, DType d) {
   ctx.fail("No kernel for dtype " + std::string(dtype_name(d)) + " on this op");
+}
+
+// The reduced axes of a reduction kernel's axes input (a host value) over `rank` axes,
+// checked as TensorFlow's kernels check them (a repeated axis is an error here). The
+// CPU's and the GPU's reductions share it.
+inline AxisMask reduction_mask_input(const KernelContext& ctx, const Value& axes,
+                                     std::int64_t rank) {
+  std::string error;
+  auto mask = reduction_mask(shape_argument(axes), rank, error, true);
+  if (!error.empty()) ctx.fail(error);
+  return mask;
 }
 
 // A scalar axis input (a host value) checked against `d`, then `d` split there. The
@@ -123,9 +134,7 @@ inline void matmul_kernel(KernelContext& ctx) {
 template <Reduction R>
 void reduction_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  std::string error;
-  auto mask = reduction_mask(shape_argument(ctx.input(1)), in.rank(), error, true);
-  if (!error.empty()) ctx.fail(error);
+  const AxisMask mask = reduction_mask_input(ctx, ctx.input(1), in.rank());
   bool keep = ctx.attr<bool>("keep_dims");
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

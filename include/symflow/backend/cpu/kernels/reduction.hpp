@@ -18,9 +18,7 @@ namespace symflow::detail {
 // ---- Prod -------------------------------------------------------------------------
 inline void prod_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  std::string error;
-  auto mask = reduction_mask(shape_argument(ctx.input(1)), in.rank(), error, true);
-  if (!error.empty()) ctx.fail(error);
+  const AxisMask mask = reduction_mask_input(ctx, ctx.input(1), in.rank());
   bool keep = ctx.attr<bool>("keep_dims");
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -35,9 +33,7 @@ inline void prod_kernel(KernelContext& ctx) {
 template <bool IsAll>
 void bool_reduction_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  std::string error;
-  auto mask = reduction_mask(shape_argument(ctx.input(1)), in.rank(), error, true);
-  if (!error.empty()) ctx.fail(error);
+  const AxisMask mask = reduction_mask_input(ctx, ctx.input(1), in.rank());
   bool keep = ctx.attr<bool>("keep_dims");
   ctx.set_output(0, cpu::reduce<bool>(in, mask, keep, IsAll,
                                       [](bool a, bool b) { return IsAll ? a && b : a || b; }));
