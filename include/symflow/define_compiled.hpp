@@ -7,4 +7,32 @@
 #error "symflow/define_compiled.hpp is for programs built with SYMFLOW_COMPILED (detail/config.hpp)"
 #endif
 
+// Here, and only here, the OpDefs are defined too (ops/defs/op_def.hpp).
+#define SYMFLOW_DEFINING_COMPILED
+
 #include "symflow/backend/cpu/define_backend.hpp"
+#include "symflow/core/value_print_impl.hpp"
+#include "symflow/graph/graph_impl.hpp"
+#include "symflow/graph/scopes_impl.hpp"
+#include "symflow/ops/array_ops_impl.hpp"
+#include "symflow/ops/const_op_impl.hpp"
+#include "symflow/ops/defs/array.hpp"
+#include "symflow/ops/defs/const.hpp"
+#include "symflow/ops/defs/control.hpp"
+#include "symflow/ops/defs/conv.hpp"
+#include "symflow/ops/defs/logic.hpp"
+#include "symflow/ops/defs/math.hpp"
+#include "symflow/ops/defs/nn.hpp"
+#include "symflow/ops/defs/op_def.hpp"
+#include "symflow/ops/defs/random.hpp"
+#include "symflow/ops/defs/reduction.hpp"
+#include "symflow/ops/defs/shape.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
+#include "symflow/ops/defs/state.hpp"
+#include "symflow/ops/defs/training.hpp"
+#include "symflow/ops/defs/transform.hpp"
+#include "symflow/ops/defs/window.hpp"
+#include "symflow/ops/math_ops_impl.hpp"
+#include "symflow/ops/operators_impl.hpp"
+#include "symflow/ops/registry.hpp"
+#include "symflow/runtime/session_impl.hpp"

@@ -3,12 +3,10 @@
 
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/dtype.hpp"
-#include "symflow/core/eigen_interop.hpp"
 #include "symflow/core/errors.hpp"
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/core/value_print.hpp"
-#include "symflow/core/xtensor_interop.hpp"
 #include "symflow/expr/ct.hpp"
 #include "symflow/graph/collections.hpp"
 #include "symflow/graph/feed.hpp"

@@ -68,56 +68,13 @@ class GraphState {
 
   // TensorFlow's Graph.unique_name: prefixes the name scope, then appends _N while
   // the (case-insensitive) name is taken.
-  std::string unique_name(std::string_view base, bool mark_as_used = true) {
-    std::string name =
-        name_stack.empty() ? std::string(base) : name_stack + "/" + std::string(base);
-    std::string key = to_lower(name);
-    int i = lookup_use(key);
-    if (mark_as_used) names_in_use_[key] = i + 1;
-    if (i > 0) {
-      std::string base_key = key;
-      while (names_in_use_.count(key)) {
-        key = base_key + "_" + std::to_string(i);
-        ++i;
-      }
-      if (mark_as_used) names_in_use_[key] = 1;
-      name += "_" + std::to_string(i - 1);
-    }
-    return name;
-  }
+  std::string unique_name(std::string_view base, bool mark_as_used = true);
 
   // The control inputs a new op gets from the enclosing control_dependencies()
   // contexts, given the ops its data inputs come from.
-  std::vector<NodeId> control_inputs_for(const std::vector<NodeId>& input_ops) const {
-    std::size_t first = 0;
-    for (std::size_t i = control_frames.size(); i-- > 0;)
-      if (control_frames[i].clears_outer) {
-        first = i;
-        break;
-      }
-    std::vector<NodeId> out;
-    for (std::size_t i = first; i < control_frames.size(); ++i) {
-      const ControlFrame& frame = control_frames[i];
-      // An input built inside this context already carries its dependencies.
-      bool dominated = std::any_of(input_ops.begin(), input_ops.end(),
-                                   [&](NodeId op) { return frame.created.count(op.value) > 0; });
-      if (dominated) continue;
-      for (NodeId c : frame.control_inputs)
-        if (std::find(input_ops.begin(), input_ops.end(), c) == input_ops.end() &&
-            std::find(out.begin(), out.end(), c) == out.end())
-          out.push_back(c);
-    }
-    return out;
-  }
+  std::vector<NodeId> control_inputs_for(const std::vector<NodeId>& input_ops) const;
 
-  NodeId add_node(Node node) {
-    NodeId id{static_cast<std::uint32_t>(nodes.size())};
-    by_name.emplace(node.name, id);
-    names_in_use_.try_emplace(to_lower(node.name), 1);
-    nodes.push_back(std::move(node));
-    for (auto& frame : control_frames) frame.created.insert(id.value);
-    return id;
-  }
+  NodeId add_node(Node node);
 
   std::optional<NodeId> find(std::string_view name) const {
     auto it = by_name.find(std::string(name));

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "symflow/detail/config.hpp"
 #include "symflow/graph/device_spec.hpp"
 #include "symflow/graph/graph.hpp"
 
@@ -37,20 +38,7 @@ class name_scope {
   const std::string& name() const { return name_; }
 
  private:
-  void enter(std::string_view name) {
-    auto& s = graph_.state();
-    saved_ = s.name_stack;
-    if (name.empty()) {
-      s.name_stack.clear();
-    } else if (name.back() == '/') {
-      s.name_stack = std::string(name.substr(0, name.size() - 1));
-    } else {
-      if (!detail::is_valid_node_name(name))
-        throw ValueError("'" + std::string(name) + "' is not a valid scope name");
-      s.name_stack = s.unique_name(name);
-    }
-    name_ = s.name_stack.empty() ? "" : s.name_stack + "/";
-  }
+  void enter(std::string_view name);
 
   Graph graph_;
   std::string saved_;
@@ -139,3 +127,7 @@ class device {
 };
 
 }  // namespace symflow
+
+#if !defined(SYMFLOW_COMPILED)
+#include "symflow/graph/scopes_impl.hpp"
+#endif

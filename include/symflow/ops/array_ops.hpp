@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "symflow/detail/config.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/defs/array.hpp"
 #include "symflow/ops/op_builder.hpp"
@@ -37,14 +38,8 @@ inline Output filled(const Shape& shape, const Value& scalar, std::string_view n
 }  // namespace detail
 
 // tf.placeholder(dtype, shape): fed at run time; an unknown shape by default.
-inline Output placeholder(DType dtype, const Shape& shape = Shape::unknown(),
-                          std::string_view name = {}) {
-  Graph g = get_default_graph();
-  return g
-      .create_op(detail::kPlaceholderOp, {}, AttrMap{{"dtype", dtype}, {"shape", shape}},
-                 name.empty() ? "Placeholder" : name)
-      .output(0);
-}
+SYMFLOW_INLINE Output placeholder(DType dtype, const Shape& shape = Shape::unknown(),
+                                  std::string_view name = {});
 template <Element T>
 Tensor<T> placeholder(const Shape& shape = Shape::unknown(), std::string_view name = {}) {
   return Tensor<T>(placeholder(dtype_v<T>, shape, name));
@@ -116,3 +111,7 @@ Tensor<T> ones(const Shape& shape, std::string_view name = {}) {
 }
 
 }  // namespace symflow
+
+#if !defined(SYMFLOW_COMPILED)
+#include "symflow/ops/array_ops_impl.hpp"
+#endif

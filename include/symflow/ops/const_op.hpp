@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "symflow/detail/config.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/ops/defs/const.hpp"
 
@@ -15,10 +16,7 @@ namespace symflow {
 
 namespace detail {
 
-inline Operation make_const(Graph& g, Value v, std::string_view name) {
-  DType dtype = v.dtype();
-  return g.create_op(kConstOp, {}, AttrMap{{"dtype", dtype}, {"value", std::move(v)}}, name);
-}
+SYMFLOW_INLINE Operation make_const(Graph& g, Value v, std::string_view name);
 
 // `values` repeated to fill `shape`: the last element fills the rest, as TF1 does.
 inline Value fill_to_shape(const Value& values, const Shape& shape) {
@@ -84,3 +82,7 @@ Tensor<T> constant(std::initializer_list<T> values, const Shape& shape,
 }
 
 }  // namespace symflow
+
+#if !defined(SYMFLOW_COMPILED)
+#include "symflow/ops/const_op_impl.hpp"
+#endif

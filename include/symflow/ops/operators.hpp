@@ -9,9 +9,10 @@
 // not_equal() for elementwise comparison.
 
 #include <concepts>
+#include <cstdint>
 #include <type_traits>
 
-#include "symflow/detail/float_repr.hpp"
+#include "symflow/detail/config.hpp"
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 
@@ -27,28 +28,41 @@ inline Output operator_op(const OpDef& def, std::string_view name, const Output&
   return binary(def, x, y, {}, name);
 }
 
+// A scalar operand as the operator got it, kept in the widest type of its kind: what
+// the non-template builder below needs to convert it to the tensor's dtype.
+struct ScalarArg {
+  enum class Kind { f32, f64, signed_int, unsigned_int, boolean } kind;
+  double f = 0;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+};
+
+template <class S>
+ScalarArg scalar_arg(S s) {
+  using K = ScalarArg::Kind;
+  if constexpr (std::is_same_v<S, bool>)
+    return {.kind = K::boolean, .i = s ? 1 : 0};
+  else if constexpr (std::is_same_v<S, float>)
+    return {.kind = K::f32, .f = s};
+  else if constexpr (std::is_floating_point_v<S>)
+    return {.kind = K::f64, .f = static_cast<double>(s)};
+  else if constexpr (std::is_signed_v<S>)
+    return {.kind = K::signed_int, .i = s};
+  else
+    return {.kind = K::unsigned_int, .u = s};
+}
+
 // A scalar operand, converted inside the operator's name scope like TensorFlow's
 // convert_to_tensor(y, dtype=x.dtype, name="y").
 // A floating-point scalar never converts to an integer tensor's type (TypeError).
+SYMFLOW_INLINE Output operator_op_scalar(const OpDef& def, std::string_view name,
+                                         const Output& tensor, ScalarArg scalar,
+                                         bool scalar_first);
+
 template <class S>
 Output operator_op_scalar(const OpDef& def, std::string_view name, const Output& tensor, S scalar,
                           bool scalar_first) {
-  OpBuilder b(graph_of({tensor}), {}, name);
-  Value v = visit_dtype(tensor.dtype(), [&](auto tag) -> Value {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<S> && !std::is_floating_point_v<T>) {
-      throw TypeError("Expected " + std::string(dtype_name(tensor.dtype())) +
-                      " passed to parameter '" + (scalar_first ? "x" : "y") + "' of op '" +
-                      std::string(def.type) + "', got " + python_float_repr(scalar) +
-                      " of type 'float' instead.");
-    } else {
-      return Value(static_cast<T>(scalar));
-    }
-  });
-  Output c = b.constant_arg(v, scalar_first ? "x" : "y");
-  std::vector<Output> in =
-      scalar_first ? std::vector<Output>{c, tensor} : std::vector<Output>{tensor, c};
-  return b.build(def, in, {{"T", tensor.dtype()}}).output(0);
+  return operator_op_scalar(def, name, tensor, scalar_arg(scalar), scalar_first);
 }
 
 }  // namespace detail
@@ -263,3 +277,7 @@ requires(!std::is_same_v<T, bool>) void operator~(const Tensor<T>&) {
 }
 
 }  // namespace symflow
+
+#if !defined(SYMFLOW_COMPILED)
+#include "symflow/ops/operators_impl.hpp"
+#endif

@@ -2,21 +2,25 @@
 // The op vocabulary: every op type symflow knows, found by its GraphDef name, each
 // with its one entry: the OpDef (shape function, kernels) and its gradient.
 //
-// Each area of ops lists its entries beside its gradients (math_grad.hpp, nn_grad.hpp,
-// ...); this header joins the lists and checks them.
+// Each area of ops lists its entries beside its gradients, in the <area>_grad.hpp that
+// pairs with its <area>_ops.hpp (math_grad.hpp, nn_grad.hpp, ...); this header joins the
+// lists and checks them.
 
 #include <algorithm>
 #include <array>
 #include <string_view>
 
-#include "symflow/ops/compare_grad.hpp"
+#include "symflow/ops/array_grad.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/conv_grad.hpp"
 #include "symflow/ops/grad_context.hpp"
+#include "symflow/ops/logic_grad.hpp"
 #include "symflow/ops/math_grad.hpp"
 #include "symflow/ops/nn_grad.hpp"
 #include "symflow/ops/random_ops.hpp"
+#include "symflow/ops/reduction_grad.hpp"
+#include "symflow/ops/shape_grad.hpp"
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
 #include "symflow/ops/transform_grad.hpp"
@@ -60,9 +64,10 @@ consteval auto join_entries(const std::array<OpEntry, N>&... parts) {
 // Every registered op. The size is deduced, and the static_assert below checks the
 // entries whenever this header compiles.
 inline constexpr auto kAllOps =
-    detail::join_entries(detail::kCoreOpEntries, detail::kMathOpEntries, detail::kCompareOpEntries,
-                         detail::kTransformOpEntries, detail::kNnOpEntries, detail::kConvOpEntries,
-                         detail::kTrainingOpEntries);
+    detail::join_entries(detail::kCoreOpEntries, detail::kArrayOpEntries, detail::kShapeOpEntries,
+                         detail::kMathOpEntries, detail::kReductionOpEntries,
+                         detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
+                         detail::kConvOpEntries, detail::kTrainingOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a
@@ -77,7 +82,11 @@ consteval bool op_types_are_unique() {
   }
   return true;
 }
+// (A source built with SYMFLOW_COMPILED sees the OpDefs declared only; the library's
+// source checks them.)
+#if !defined(SYMFLOW_COMPILED) || defined(SYMFLOW_DEFINING_COMPILED)
 static_assert(op_types_are_unique(), "symflow: each kAllOps entry needs its own, non-empty type");
+#endif
 }  // namespace detail
 
 // The entry registered under `type`, or nullptr.

@@ -1,341 +1,98 @@
 #pragma once
 // Session: binds a graph to its devices, validates feeds and fetches, places the
-// nodes (runtime/placement.hpp), caches one plan per (fetches, feeds, targets)
-// signature and hands it to the executor.
+// nodes, caches one plan per (fetches, feeds, targets) signature and hands it to the
+// executor.
 //
 // Threads: run() may be called from several threads at once, as in TensorFlow. Runs
 // share the session's lock; only building a new plan, close() and load_variable take
 // it alone. Variables have their own locks, and a stateful kernel (a random op's
 // generator) runs for one run at a time. The graph must not grow while runs are in
 // flight.
+//
+// This header declares; runtime/session_impl.hpp defines (detail/config.hpp): a source
+// that only runs graphs parses no executor, planner or device.
 
-#include <atomic>
-#include <map>
+#include <cstddef>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
-#include "symflow/backend/devices.hpp"
+#include "symflow/detail/config.hpp"
 #include "symflow/graph/feed.hpp"
 #include "symflow/graph/graph.hpp"
-#include "symflow/runtime/executor.hpp"
 #include "symflow/runtime/options.hpp"
-#include "symflow/runtime/placement.hpp"
-#include "symflow/runtime/plan.hpp"
 
 namespace symflow {
 
 class DefaultSessionGuard;
+namespace detail {
+class SessionImpl;
+}
 
 class Session final : public Evaluator {
  public:
-  explicit Session(Graph graph = get_default_graph(), ConfigProto config = {})
-      : graph_(std::move(graph)),
-        config_(std::move(config)),
-        devices_(detail::make_device_set(hides_gpu(config_), config_.gpu_options)),
-        placer_(devices_, config_),
-        intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
-    state_.intra_op = intra_op_.get();
-    // Independent steps on several threads only when asked for (options.hpp says why).
-    if (config_.inter_op_parallelism_threads > 1) {
-      inter_op_ = std::make_unique<ThreadPool>(config_.inter_op_parallelism_threads);
-      state_.inter_op = inter_op_.get();
-    }
-  }
-  explicit Session(ConfigProto config) : Session(get_default_graph(), config) {}
-  ~Session() override = default;
+  explicit Session(Graph graph = get_default_graph(), ConfigProto config = {});
+  explicit Session(ConfigProto config) : Session(get_default_graph(), std::move(config)) {}
+  ~Session() override;
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  const Graph& graph() const { return graph_; }
-  const ConfigProto& config() const { return config_; }
+  const Graph& graph() const;
+  const ConfigProto& config() const;
 
   // Runs the fetches (tensors, operations or names) and returns one Value per fetch;
   // an operation's Value is empty. `targets` run too but return nothing.
   std::vector<Value> run(const std::vector<Fetch>& fetches, const FeedDict& feeds = {},
-                         const std::vector<Operation>& targets = {}) {
-    std::shared_lock lock(mutex_);
-    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    // Per-thread argument buffers: a steady run allocates none of its own.
-    thread_local RunArgs args;
-    args.clear();
-    struct Clear {  // the feeds share the caller's buffers: let go of them after the run
-      RunArgs& a;
-      ~Clear() { a.clear(); }
-    } clear_after{args};
-    const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
-    return detail::execute(plan, graph_.state(), devices_.backends, args.feed_values, state_);
-  }
+                         const std::vector<Operation>& targets = {});
 
   // The elementwise clusters that run as one fused kernel for this run signature:
   // each cluster's node names, in run order (see OptimizerOptions::do_fusion). Builds
   // and caches the plan, runs nothing.
   std::vector<std::vector<std::string>> fused_clusters(const std::vector<Fetch>& fetches,
                                                        const FeedDict& feeds = {},
-                                                       const std::vector<Operation>& targets = {}) {
-    std::shared_lock lock(mutex_);
-    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    RunArgs args;
-    const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
-    std::vector<std::vector<std::string>> out;
-    for (const FusedCluster& c : plan.fusion.clusters) {
-      out.emplace_back();
-      for (std::size_t step : c.steps)
-        out.back().push_back(graph_.state().node(plan.order[step]).name);
-    }
-    return out;
-  }
+                                                       const std::vector<Operation>& targets = {});
 
-  Value run(const Output& fetch, const FeedDict& feeds = {}) {
-    return run(std::vector<Fetch>{fetch}, feeds).at(0);
-  }
-  Value run(const std::string& fetch_name, const FeedDict& feeds = {}) {
-    return run(std::vector<Fetch>{fetch_name}, feeds).at(0);
-  }
-  void run(const Operation& target, const FeedDict& feeds = {}) {
-    run(std::vector<Fetch>{target}, feeds);
-  }
+  Value run(const Output& fetch, const FeedDict& feeds = {});
+  Value run(const std::string& fetch_name, const FeedDict& feeds = {});
+  void run(const Operation& target, const FeedDict& feeds = {});
 
   std::vector<Value> evaluate(const std::vector<Fetch>& fetches, const FeedDict& feeds) override {
     return run(fetches, feeds);
   }
 
   // Releases the session's resources; any later run is a FailedPreconditionError.
-  void close() {
-    std::unique_lock lock(mutex_);
-    closed_ = true;
-    plans_.clear();
-    state_.variables.clear();
-  }
-  bool closed() const { return closed_; }
+  void close();
+  bool closed() const;
 
   // Makes this session the default for tensor.eval() on this thread until the guard ends.
   [[nodiscard]] DefaultSessionGuard as_default();
 
   // Whether the variable behind `ref` (a VariableV2 output) holds a value in this
   // session.
-  bool is_initialized(const Output& ref) {
-    std::shared_lock lock(mutex_);
-    Operation op = own(ref, "Variable").op();
-    if (op.type() != "VariableV2")
-      throw TypeError("is_initialized needs a variable, got " + op.name() + " (" + op.type() + ")");
-    auto slot = state_.variables.find(VariableStore::key(
-        op.get_attr<std::string>("container"), op.get_attr<std::string>("shared_name"), op.name()));
-    if (!slot) return false;
-    std::lock_guard slot_lock(slot->mutex);
-    return slot->initialized;
-  }
+  bool is_initialized(const Output& ref);
 
   // Sets the variable behind `variable` (a VariableV2 op) to `value` without running
   // any op (TensorFlow's Variable.load): how Saver::restore writes the values it read.
   // InvalidArgumentError when the value's dtype or shape does not fit the variable.
-  void load_variable(const Operation& variable, const Value& value) {
-    std::unique_lock lock(mutex_);
-    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    Operation op = own(variable, "Variable");
-    if (op.type() != "VariableV2")
-      throw TypeError("load_variable needs a variable, got " + op.name() + " (" + op.type() + ")");
-    DType dtype = op.get_attr<DType>("dtype");
-    const Shape& shape = op.get_attr<Shape>("shape");
-    if (value.dtype() != dtype)
-      throw InvalidArgumentError(
-          "Cannot load a value of dtype " + std::string(dtype_name(value.dtype())) +
-              " into variable " + op.name() + ", which has dtype " + std::string(dtype_name(dtype)),
-          op.name());
-    if (!shape.is_compatible_with(value.dims()))
-      throw InvalidArgumentError("Cannot load a value of shape " + Shape(value.dims()).to_string() +
-                                     " into variable " + op.name() + ", which has shape " +
-                                     shape.to_string(),
-                                 op.name());
-    auto slot = state_.variables.slot(
-        VariableStore::key(op.get_attr<std::string>("container"),
-                           op.get_attr<std::string>("shared_name"), op.name()),
-        op.name());
-    // A copy in the variable's memory: the caller's buffer must not alias it.
-    placer_.place(graph_.state(), {op.id()});
-    const Backend& device =
-        *devices_.backends[static_cast<std::size_t>(placer_.device_of(op.id()))];
-    Value copy =
-        device.memory_space() == MemorySpace::host ? value.clone() : device.from_host(value);
-    std::lock_guard slot_lock(slot->mutex);
-    slot->value = std::move(copy);
-    slot->initialized = true;
-  }
+  void load_variable(const Operation& variable, const Value& value);
 
   // How many distinct plans have been built (one per run signature).
-  std::size_t num_cached_plans() const {
-    std::shared_lock lock(mutex_);
-    return plans_.size();
-  }
+  std::size_t num_cached_plans() const;
   // How many threads an op may use (ConfigProto::intra_op_parallelism_threads; 0 there
   // means one per core).
-  int intra_op_threads() const { return intra_op_->num_threads(); }
+  int intra_op_threads() const;
   // How many threads may run a run's independent steps at once
   // (ConfigProto::inter_op_parallelism_threads; 1: the calling thread runs them in order).
-  int inter_op_threads() const { return inter_op_ ? inter_op_->num_threads() : 1; }
+  int inter_op_threads() const;
 
   // The session's devices, full names ("/job:localhost/replica:0/task:0/device:CPU:0"),
   // as TensorFlow's Session.list_devices() gives them.
-  std::vector<std::string> list_devices() const { return devices_.names; }
+  std::vector<std::string> list_devices() const;
   // Where `op` runs in this session (placing it, and its colocated ops, if no run has).
-  std::string device_of(const Operation& op) {
-    std::unique_lock lock(mutex_);
-    Operation own_op = own(op, "Operation");
-    placer_.place(graph_.state(), {own_op.id()});
-    return devices_.names[static_cast<std::size_t>(placer_.device_of(own_op.id()))];
-  }
+  std::string device_of(const Operation& op);
 
  private:
-  // What one run resolved from its arguments.
-  struct RunArgs {
-    std::vector<std::optional<TensorRef>> fetch_refs;
-    std::vector<NodeId> target_ids;
-    std::vector<TensorRef> feed_refs;
-    std::vector<Value> feed_values;
-    std::vector<std::int64_t> key;
-    void clear() {
-      fetch_refs.clear();
-      target_ids.clear();
-      feed_refs.clear();
-      feed_values.clear();
-      key.clear();
-    }
-  };
-
-  // Resolves and checks the fetches and feeds, and returns the signature's plan.
-  // `lock` is held shared; it is dropped and retaken to build a missing plan.
-  const Plan& plan_for(const std::vector<Fetch>& fetches, const FeedDict& feeds,
-                       const std::vector<Operation>& targets, RunArgs& args,
-                       std::shared_lock<std::shared_mutex>& lock) {
-    for (const Fetch& f : fetches) resolve_fetch(f, args.fetch_refs, args.target_ids);
-    for (const Operation& op : targets) args.target_ids.push_back(own(op, "Target").id());
-
-    for (const Feed& feed : feeds) {
-      Output t = resolve_feed_tensor(feed);
-      check_feed(t, feed.value);
-      if (std::find(args.feed_refs.begin(), args.feed_refs.end(), t.ref()) != args.feed_refs.end())
-        throw ValueError("Tensor " + t.name() + " is fed twice");
-      args.feed_refs.push_back(t.ref());
-      args.feed_values.push_back(feed.value);
-    }
-    return cached_plan(args, lock);
-  }
-
-  Operation own(const Operation& op, std::string_view what) const {
-    if (!op.valid()) throw ValueError(std::string(what) + " is an empty operation handle");
-    if (op.graph_state() != graph_.state_ptr())
-      throw ValueError(
-          std::string(what) + " argument " + op.name() +
-          " cannot be interpreted as an Operation: it is not an element of this graph.");
-    return op;
-  }
-  Output own(const Output& t, std::string_view what) const {
-    if (!t.valid()) throw ValueError(std::string(what) + " is an empty tensor handle");
-    if (t.op().graph_state() != graph_.state_ptr())
-      throw ValueError(std::string(what) + " argument " + to_string(t) +
-                       " cannot be interpreted as a Tensor. (Tensor " + to_string(t) +
-                       " is not an element of this graph.)");
-    return t;
-  }
-
-  void resolve_fetch(const Fetch& f, std::vector<std::optional<TensorRef>>& refs,
-                     std::vector<NodeId>& targets) const {
-    if (auto* t = std::get_if<Output>(&f.target)) {
-      refs.push_back(own(*t, "Fetch").ref());
-    } else if (auto* op = std::get_if<Operation>(&f.target)) {
-      targets.push_back(own(*op, "Fetch").id());
-      refs.push_back(std::nullopt);
-    } else {
-      const std::string& name = std::get<std::string>(f.target);
-      if (name.find(':') != std::string::npos) {
-        refs.push_back(graph_.get_tensor_by_name(name).ref());
-      } else {
-        targets.push_back(graph_.get_operation_by_name(name).id());
-        refs.push_back(std::nullopt);
-      }
-    }
-  }
-
-  Output resolve_feed_tensor(const Feed& feed) const {
-    if (auto* t = std::get_if<Output>(&feed.tensor)) return own(*t, "Feed");
-    return graph_.get_tensor_by_name(std::get<std::string>(feed.tensor));
-  }
-
-  // Feeds are checked against the tensor's static type before anything runs.
-  static void check_feed(const Output& t, const Value& v) {
-    if (v.is_none()) throw ValueError("Cannot feed an empty value for Tensor '" + t.name() + "'");
-    if (v.dtype() != t.dtype())
-      throw TypeError("Cannot feed value of dtype " + std::string(dtype_name(v.dtype())) +
-                      " for Tensor '" + t.name() + "', which has dtype " +
-                      std::string(dtype_name(t.dtype())));
-    if (!t.get_shape().is_compatible_with(v.dims()))
-      throw ValueError("Cannot feed value of shape " + Shape(v.dims()).to_string() +
-                       " for Tensor '" + t.name() + "', which has shape '" +
-                       t.get_shape().to_string() + "'");
-  }
-
-  const Plan& cached_plan(RunArgs& args, std::shared_lock<std::shared_mutex>& lock) {
-    std::vector<std::int64_t>& key = args.key;
-    for (const auto& f : args.fetch_refs) {
-      key.push_back(f ? f->node.value : -1);
-      key.push_back(f ? f->index : -1);
-    }
-    key.push_back(-2);
-    for (NodeId t : args.target_ids) key.push_back(t.value);
-    key.push_back(-3);
-    for (const TensorRef& r : args.feed_refs) {
-      key.push_back(r.node.value);
-      key.push_back(r.index);
-    }
-    auto it = plans_.find(key);
-    if (it != plans_.end()) return it->second;
-    // A new signature: plan it alone (runs in flight finish first), then share again.
-    lock.unlock();
-    {
-      std::unique_lock exclusive(mutex_);
-      if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-      if (plans_.find(key) == plans_.end()) {
-        PlanDevices plan_devices;
-        plan_devices.place = [&](const std::vector<NodeId>& order) {
-          placer_.place(graph_.state(), order);
-          std::vector<std::uint8_t> device_of_step;
-          for (NodeId id : order)
-            device_of_step.push_back(static_cast<std::uint8_t>(placer_.device_of(id)));
-          return device_of_step;
-        };
-        plan_devices.backends = devices_.backends;
-        if (config_.graph_options.optimizer_options.do_fusion)
-          for (const Backend* b : devices_.backends)
-            plan_devices.fused_kernels.push_back(b->fused_kernel());
-        Plan plan = detail::make_plan(graph_.state(), args.fetch_refs, args.target_ids,
-                                      args.feed_refs, plan_devices);
-        detail::attach_scratch(plan);
-        state_.reserve_nodes(plan.num_nodes);
-        plans_.emplace(key, std::move(plan));
-      }
-    }
-    lock.lock();
-    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    return plans_.find(key)->second;  // std::map: entries stay put while others are added
-  }
-
-  static bool hides_gpu(const ConfigProto& config) {
-    const auto count = config.device_count.find("GPU");
-    return count != config.device_count.end() && count->second <= 0;
-  }
-
-  Graph graph_;
-  ConfigProto config_;
-  detail::DeviceSet devices_;  // device 0 is the CPU
-  detail::Placer placer_;      // changed under the exclusive lock only
-  std::unique_ptr<ThreadPool> intra_op_;
-  std::unique_ptr<ThreadPool> inter_op_;  // null: steps run in order on the calling thread
-  std::map<std::vector<std::int64_t>, Plan> plans_;
-  detail::SessionState state_;  // variables and kernel state: this session's alone
-  mutable std::shared_mutex mutex_;
-  std::atomic<bool> closed_ = false;
+  std::unique_ptr<detail::SessionImpl> impl_;
 };
 
 class DefaultSessionGuard {
@@ -349,3 +106,7 @@ class DefaultSessionGuard {
 inline DefaultSessionGuard Session::as_default() { return DefaultSessionGuard(*this); }
 
 }  // namespace symflow
+
+#if !defined(SYMFLOW_COMPILED)
+#include "symflow/runtime/session_impl.hpp"
+#endif

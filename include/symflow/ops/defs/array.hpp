@@ -21,11 +21,13 @@ inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
   return {{c.attr<DType>("dtype"), c.attr<Shape>("shape")}};
 }
 
-inline constexpr OpDef kPlaceholderOp{
-    .type = "Placeholder", .num_inputs = 0, .infer = infer_placeholder};
+SYMFLOW_OP_DEF(kPlaceholderOp,
+               OpDef{.type = "Placeholder", .num_inputs = 0, .infer = infer_placeholder});
 
-inline constexpr OpDef kIdentityOp{
-    .type = "Identity", .num_inputs = 1, .infer = same_as_input, .forwards_ref = true};
+SYMFLOW_OP_DEF(kIdentityOp, OpDef{.type = "Identity",
+                                  .num_inputs = 1,
+                                  .infer = same_as_input,
+                                  .forwards_ref = true});
 
 // Resolves a target shape with at most one -1 against `n` elements. When impossible:
 // nullopt, and `error` worded as TensorFlow's kernel words it, or as its shape function
@@ -84,7 +86,7 @@ inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
   return {{c.dtype(0), Shape(*resolved)}};
 }
 
-inline constexpr OpDef kReshapeOp{.type = "Reshape", .num_inputs = 2, .infer = infer_reshape};
+SYMFLOW_OP_DEF(kReshapeOp, OpDef{.type = "Reshape", .num_inputs = 2, .infer = infer_reshape});
 
 inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   require_rank(c.shape(1), 0);
@@ -92,6 +94,6 @@ inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
 }
 
-inline constexpr OpDef kFillOp{.type = "Fill", .num_inputs = 2, .infer = infer_fill};
+SYMFLOW_OP_DEF(kFillOp, OpDef{.type = "Fill", .num_inputs = 2, .infer = infer_fill});
 
 }  // namespace symflow::detail

@@ -9,6 +9,6 @@
 namespace symflow::detail {
 
 inline std::vector<TensorSpec> infer_nothing(const InferContext&) { return {}; }
-inline constexpr OpDef kNoOp{.type = "NoOp", .num_inputs = 0, .infer = infer_nothing};
+SYMFLOW_OP_DEF(kNoOp, OpDef{.type = "NoOp", .num_inputs = 0, .infer = infer_nothing});
 
 }  // namespace symflow::detail

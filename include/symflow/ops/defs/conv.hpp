@@ -152,7 +152,7 @@ inline std::vector<TensorSpec> infer_conv2d(const InferContext& c) {
   return {{c.dtype(0), conv_output_shape(c.shape(0), c.shape(1), a)}};
 }
 
-inline constexpr OpDef kConv2DOp{.type = "Conv2D", .num_inputs = 2, .infer = infer_conv2d};
+SYMFLOW_OP_DEF(kConv2DOp, OpDef{.type = "Conv2D", .num_inputs = 2, .infer = infer_conv2d});
 
 // ---- Conv2DBackpropInput (input_sizes, filter, out_backprop) ---------------------------
 
@@ -172,8 +172,9 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_input(const InferContext& c
   return {{c.dtype(1), s}};
 }
 
-inline constexpr OpDef kConv2DBackpropInputOp{
-    .type = "Conv2DBackpropInput", .num_inputs = 3, .infer = infer_conv2d_backprop_input};
+SYMFLOW_OP_DEF(kConv2DBackpropInputOp, OpDef{.type = "Conv2DBackpropInput",
+                                             .num_inputs = 3,
+                                             .infer = infer_conv2d_backprop_input});
 
 // ---- Conv2DBackpropFilter (input, filter_sizes, out_backprop) ---------------------------
 
@@ -193,8 +194,9 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_filter(const InferContext& 
   return {{c.dtype(0), s}};
 }
 
-inline constexpr OpDef kConv2DBackpropFilterOp{
-    .type = "Conv2DBackpropFilter", .num_inputs = 3, .infer = infer_conv2d_backprop_filter};
+SYMFLOW_OP_DEF(kConv2DBackpropFilterOp, OpDef{.type = "Conv2DBackpropFilter",
+                                              .num_inputs = 3,
+                                              .infer = infer_conv2d_backprop_filter});
 
 // ---- pooling --------------------------------------------------------------------------
 
@@ -237,8 +239,8 @@ inline std::vector<TensorSpec> infer_avg_pool(const InferContext& c) {
   return {{c.dtype(0), pool_output_shape(c.shape(0), pool_attrs(c, "AvgPool"), false)}};
 }
 
-inline constexpr OpDef kMaxPoolOp{.type = "MaxPool", .num_inputs = 1, .infer = infer_max_pool};
-inline constexpr OpDef kAvgPoolOp{.type = "AvgPool", .num_inputs = 1, .infer = infer_avg_pool};
+SYMFLOW_OP_DEF(kMaxPoolOp, OpDef{.type = "MaxPool", .num_inputs = 1, .infer = infer_max_pool});
+SYMFLOW_OP_DEF(kAvgPoolOp, OpDef{.type = "AvgPool", .num_inputs = 1, .infer = infer_avg_pool});
 
 // ---- MaxPoolGrad (orig_input, orig_output, grad) ------------------------------------------
 
@@ -251,8 +253,8 @@ inline std::vector<TensorSpec> infer_max_pool_grad(const InferContext& c) {
   return {{c.dtype(0), c.shape(0).has_rank() ? c.shape(0) : Shape::unknown_dims(4)}};
 }
 
-inline constexpr OpDef kMaxPoolGradOp{
-    .type = "MaxPoolGrad", .num_inputs = 3, .infer = infer_max_pool_grad};
+SYMFLOW_OP_DEF(kMaxPoolGradOp,
+               OpDef{.type = "MaxPoolGrad", .num_inputs = 3, .infer = infer_max_pool_grad});
 
 // ---- AvgPoolGrad (orig_input_shape, grad) -------------------------------------------------
 
@@ -268,8 +270,8 @@ inline std::vector<TensorSpec> infer_avg_pool_grad(const InferContext& c) {
   return {{c.dtype(1), s}};
 }
 
-inline constexpr OpDef kAvgPoolGradOp{
-    .type = "AvgPoolGrad", .num_inputs = 2, .infer = infer_avg_pool_grad};
+SYMFLOW_OP_DEF(kAvgPoolGradOp,
+               OpDef{.type = "AvgPoolGrad", .num_inputs = 2, .infer = infer_avg_pool_grad});
 
 }  // namespace detail::conv
 

@@ -91,12 +91,12 @@ constexpr OpDef compare_op_def() {
   return OpDef{.type = Fn::type, .num_inputs = 2, .infer = infer_compare<Fn>};
 }
 
-inline constexpr OpDef kEqualOp = compare_op_def<EqualFn>();
-inline constexpr OpDef kNotEqualOp = compare_op_def<NotEqualFn>();
-inline constexpr OpDef kLessOp = compare_op_def<LessFn>();
-inline constexpr OpDef kLessEqualOp = compare_op_def<LessEqualFn>();
-inline constexpr OpDef kGreaterOp = compare_op_def<GreaterFn>();
-inline constexpr OpDef kGreaterEqualOp = compare_op_def<GreaterEqualFn>();
+SYMFLOW_OP_DEF(kEqualOp, compare_op_def<EqualFn>());
+SYMFLOW_OP_DEF(kNotEqualOp, compare_op_def<NotEqualFn>());
+SYMFLOW_OP_DEF(kLessOp, compare_op_def<LessFn>());
+SYMFLOW_OP_DEF(kLessEqualOp, compare_op_def<LessEqualFn>());
+SYMFLOW_OP_DEF(kGreaterOp, compare_op_def<GreaterFn>());
+SYMFLOW_OP_DEF(kGreaterEqualOp, compare_op_def<GreaterEqualFn>());
 
 // ---- logical ops ----------------------------------------------------------------------
 // Their inputs are bool, with no "T" attr: a wrong dtype is worded as a fixed type.
@@ -126,17 +126,19 @@ struct LogicalOrFn {
   SYMFLOW_HD bool operator()(bool a, bool b) const { return a || b; }
 };
 
-inline constexpr OpDef kLogicalAndOp{
-    .type = "LogicalAnd", .num_inputs = 2, .infer = infer_logical_binary<LogicalAndFn>};
-inline constexpr OpDef kLogicalOrOp{
-    .type = "LogicalOr", .num_inputs = 2, .infer = infer_logical_binary<LogicalOrFn>};
+SYMFLOW_OP_DEF(kLogicalAndOp, OpDef{.type = "LogicalAnd",
+                                    .num_inputs = 2,
+                                    .infer = infer_logical_binary<LogicalAndFn>});
+SYMFLOW_OP_DEF(kLogicalOrOp, OpDef{.type = "LogicalOr",
+                                   .num_inputs = 2,
+                                   .infer = infer_logical_binary<LogicalOrFn>});
 
 inline std::vector<TensorSpec> infer_logical_not(const InferContext& c) {
   check_bool_input(c, 0, "x", "LogicalNot");
   return {c.inputs[0]};
 }
-inline constexpr OpDef kLogicalNotOp{
-    .type = "LogicalNot", .num_inputs = 1, .infer = infer_logical_not};
+SYMFLOW_OP_DEF(kLogicalNotOp,
+               OpDef{.type = "LogicalNot", .num_inputs = 1, .infer = infer_logical_not});
 
 // ---- Select ---------------------------------------------------------------------------
 // TF1's Select: t and e of one shape; the condition a scalar, of that shape, or a
@@ -158,7 +160,7 @@ inline std::vector<TensorSpec> infer_select(const InferContext& c) {
   return {{c.dtype(1), data}};
 }
 
-inline constexpr OpDef kSelectOp{.type = "Select", .num_inputs = 3, .infer = infer_select};
+SYMFLOW_OP_DEF(kSelectOp, OpDef{.type = "Select", .num_inputs = 3, .infer = infer_select});
 
 // ---- Where ----------------------------------------------------------------------------
 // The coordinates of the true (non-zero) elements, one row each, in row-major order.
@@ -167,7 +169,7 @@ inline std::vector<TensorSpec> infer_where(const InferContext& c) {
   return {{DType::int64, Shape{unknown_dim, c.shape(0).rank()}}};
 }
 
-inline constexpr OpDef kWhereOp{.type = "Where", .num_inputs = 1, .infer = infer_where};
+SYMFLOW_OP_DEF(kWhereOp, OpDef{.type = "Where", .num_inputs = 1, .infer = infer_where});
 
 // ---- ArgMax, ArgMin ---------------------------------------------------------------------
 struct ArgTypes {  // numbers and bool
@@ -205,7 +207,7 @@ inline std::vector<TensorSpec> infer_arg_reduce(const InferContext& c) {
   return {{out, Shape(dims)}};
 }
 
-inline constexpr OpDef kArgMaxOp{.type = "ArgMax", .num_inputs = 2, .infer = infer_arg_reduce};
-inline constexpr OpDef kArgMinOp{.type = "ArgMin", .num_inputs = 2, .infer = infer_arg_reduce};
+SYMFLOW_OP_DEF(kArgMaxOp, OpDef{.type = "ArgMax", .num_inputs = 2, .infer = infer_arg_reduce});
+SYMFLOW_OP_DEF(kArgMinOp, OpDef{.type = "ArgMin", .num_inputs = 2, .infer = infer_arg_reduce});
 
 }  // namespace symflow::detail

@@ -230,14 +230,14 @@ constexpr OpDef binary_op_def() {
   return OpDef{.type = Fn::type, .num_inputs = 2, .infer = infer_binary<Fn>};
 }
 
-inline constexpr OpDef kAddOp = binary_op_def<AddFn>();
-inline constexpr OpDef kSubOp = binary_op_def<SubFn>();
-inline constexpr OpDef kMulOp = binary_op_def<MulFn>();
-inline constexpr OpDef kRealDivOp = binary_op_def<RealDivFn>();
-inline constexpr OpDef kDivOp = binary_op_def<DivFn>();
-inline constexpr OpDef kPowOp = binary_op_def<PowFn>();
-inline constexpr OpDef kMaximumOp = binary_op_def<MaximumFn>();
-inline constexpr OpDef kMinimumOp = binary_op_def<MinimumFn>();
+SYMFLOW_OP_DEF(kAddOp, binary_op_def<AddFn>());
+SYMFLOW_OP_DEF(kSubOp, binary_op_def<SubFn>());
+SYMFLOW_OP_DEF(kMulOp, binary_op_def<MulFn>());
+SYMFLOW_OP_DEF(kRealDivOp, binary_op_def<RealDivFn>());
+SYMFLOW_OP_DEF(kDivOp, binary_op_def<DivFn>());
+SYMFLOW_OP_DEF(kPowOp, binary_op_def<PowFn>());
+SYMFLOW_OP_DEF(kMaximumOp, binary_op_def<MaximumFn>());
+SYMFLOW_OP_DEF(kMinimumOp, binary_op_def<MinimumFn>());
 
 // ---- elementwise unary ops ----------------------------------------------------
 struct NegFn {
@@ -320,13 +320,13 @@ constexpr OpDef unary_op_def() {
   return OpDef{.type = Fn::type, .num_inputs = 1, .infer = infer_unary<Fn>};
 }
 
-inline constexpr OpDef kNegOp = unary_op_def<NegFn>();
-inline constexpr OpDef kSquareOp = unary_op_def<SquareFn>();
-inline constexpr OpDef kAbsOp = unary_op_def<AbsFn>();
-inline constexpr OpDef kSqrtOp = unary_op_def<SqrtFn>();
-inline constexpr OpDef kExpOp = unary_op_def<ExpFn>();
-inline constexpr OpDef kLogOp = unary_op_def<LogFn>();
-inline constexpr OpDef kSignOp = unary_op_def<SignFn>();
+SYMFLOW_OP_DEF(kNegOp, unary_op_def<NegFn>());
+SYMFLOW_OP_DEF(kSquareOp, unary_op_def<SquareFn>());
+SYMFLOW_OP_DEF(kAbsOp, unary_op_def<AbsFn>());
+SYMFLOW_OP_DEF(kSqrtOp, unary_op_def<SqrtFn>());
+SYMFLOW_OP_DEF(kExpOp, unary_op_def<ExpFn>());
+SYMFLOW_OP_DEF(kLogOp, unary_op_def<LogFn>());
+SYMFLOW_OP_DEF(kSignOp, unary_op_def<SignFn>());
 
 // ---- MatMul ---------------------------------------------------------------------
 struct MatMulTypes {  // float32, float64, int32, int64
@@ -354,7 +354,7 @@ inline std::vector<TensorSpec> infer_matmul(const InferContext& c) {
   return {{c.dtype(0), Shape{m, n}}};
 }
 
-inline constexpr OpDef kMatMulOp{.type = "MatMul", .num_inputs = 2, .infer = infer_matmul};
+SYMFLOW_OP_DEF(kMatMulOp, OpDef{.type = "MatMul", .num_inputs = 2, .infer = infer_matmul});
 
 // ---- reductions -----------------------------------------------------------------
 // Normalises axes (negative counts from the end) into a mask over `rank` axes; sets
@@ -409,10 +409,10 @@ inline std::int64_t mean_count(const Dims& dims, const AxisMask& mask) {
   return count;
 }
 
-inline constexpr OpDef kSumOp{.type = "Sum", .num_inputs = 2, .infer = infer_reduction};
-inline constexpr OpDef kMeanOp{.type = "Mean", .num_inputs = 2, .infer = infer_reduction};
-inline constexpr OpDef kMaxOp{.type = "Max", .num_inputs = 2, .infer = infer_reduction};
-inline constexpr OpDef kMinOp{.type = "Min", .num_inputs = 2, .infer = infer_reduction};
+SYMFLOW_OP_DEF(kSumOp, OpDef{.type = "Sum", .num_inputs = 2, .infer = infer_reduction});
+SYMFLOW_OP_DEF(kMeanOp, OpDef{.type = "Mean", .num_inputs = 2, .infer = infer_reduction});
+SYMFLOW_OP_DEF(kMaxOp, OpDef{.type = "Max", .num_inputs = 2, .infer = infer_reduction});
+SYMFLOW_OP_DEF(kMinOp, OpDef{.type = "Min", .num_inputs = 2, .infer = infer_reduction});
 
 // ---- Cast -----------------------------------------------------------------------
 inline std::vector<TensorSpec> infer_cast(const InferContext& c) {
@@ -439,6 +439,6 @@ SYMFLOW_HD D cast_element(S x) {
   }
 }
 
-inline constexpr OpDef kCastOp{.type = "Cast", .num_inputs = 1, .infer = infer_cast};
+SYMFLOW_OP_DEF(kCastOp, OpDef{.type = "Cast", .num_inputs = 1, .infer = infer_cast});
 
 }  // namespace symflow::detail

@@ -158,15 +158,15 @@ constexpr OpDef nn_unary_op_def() {
   return OpDef{.type = Fn::type, .num_inputs = 1, .infer = infer_nn_unary<Fn>};
 }
 
-inline constexpr OpDef kReluOp = nn_unary_op_def<ReluFn>();
-inline constexpr OpDef kRelu6Op = nn_unary_op_def<Relu6Fn>();
-inline constexpr OpDef kEluOp = nn_unary_op_def<EluFn>();
-inline constexpr OpDef kSigmoidOp = nn_unary_op_def<SigmoidFn>();
-inline constexpr OpDef kTanhOp = nn_unary_op_def<TanhFn>();
-inline constexpr OpDef kFloorOp = nn_unary_op_def<FloorFn>();
-inline constexpr OpDef kLog1pOp = nn_unary_op_def<Log1pFn>();
-inline constexpr OpDef kRsqrtOp = nn_unary_op_def<RsqrtFn>();
-inline constexpr OpDef kReciprocalOp = nn_unary_op_def<ReciprocalFn>();
+SYMFLOW_OP_DEF(kReluOp, nn_unary_op_def<ReluFn>());
+SYMFLOW_OP_DEF(kRelu6Op, nn_unary_op_def<Relu6Fn>());
+SYMFLOW_OP_DEF(kEluOp, nn_unary_op_def<EluFn>());
+SYMFLOW_OP_DEF(kSigmoidOp, nn_unary_op_def<SigmoidFn>());
+SYMFLOW_OP_DEF(kTanhOp, nn_unary_op_def<TanhFn>());
+SYMFLOW_OP_DEF(kFloorOp, nn_unary_op_def<FloorFn>());
+SYMFLOW_OP_DEF(kLog1pOp, nn_unary_op_def<Log1pFn>());
+SYMFLOW_OP_DEF(kRsqrtOp, nn_unary_op_def<RsqrtFn>());
+SYMFLOW_OP_DEF(kReciprocalOp, nn_unary_op_def<ReciprocalFn>());
 
 // LeakyRelu: max(x, alpha * x) for alpha <= 1, with `alpha` a float attr.
 struct FloatTypes {
@@ -179,8 +179,8 @@ inline std::vector<TensorSpec> infer_leaky_relu(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-inline constexpr OpDef kLeakyReluOp{
-    .type = "LeakyRelu", .num_inputs = 1, .infer = infer_leaky_relu};
+SYMFLOW_OP_DEF(kLeakyReluOp,
+               OpDef{.type = "LeakyRelu", .num_inputs = 1, .infer = infer_leaky_relu});
 
 // ---- the "XxxGrad" ops: two inputs of one shape, elementwise -----------------------------
 // `first`/`second` name the inputs; operator()(a, b) computes one output element.
@@ -268,13 +268,13 @@ constexpr OpDef grad_binary_op_def() {
   return OpDef{.type = Fn::type, .num_inputs = 2, .infer = infer_grad_binary<Fn>};
 }
 
-inline constexpr OpDef kReluGradOp = grad_binary_op_def<ReluGradFn>();
-inline constexpr OpDef kRelu6GradOp = grad_binary_op_def<Relu6GradFn>();
-inline constexpr OpDef kEluGradOp = grad_binary_op_def<EluGradFn>();
-inline constexpr OpDef kSigmoidGradOp = grad_binary_op_def<SigmoidGradFn>();
-inline constexpr OpDef kTanhGradOp = grad_binary_op_def<TanhGradFn>();
-inline constexpr OpDef kRsqrtGradOp = grad_binary_op_def<RsqrtGradFn>();
-inline constexpr OpDef kReciprocalGradOp = grad_binary_op_def<ReciprocalGradFn>();
+SYMFLOW_OP_DEF(kReluGradOp, grad_binary_op_def<ReluGradFn>());
+SYMFLOW_OP_DEF(kRelu6GradOp, grad_binary_op_def<Relu6GradFn>());
+SYMFLOW_OP_DEF(kEluGradOp, grad_binary_op_def<EluGradFn>());
+SYMFLOW_OP_DEF(kSigmoidGradOp, grad_binary_op_def<SigmoidGradFn>());
+SYMFLOW_OP_DEF(kTanhGradOp, grad_binary_op_def<TanhGradFn>());
+SYMFLOW_OP_DEF(kRsqrtGradOp, grad_binary_op_def<RsqrtGradFn>());
+SYMFLOW_OP_DEF(kReciprocalGradOp, grad_binary_op_def<ReciprocalGradFn>());
 
 struct LeakyReluGradFn {
   static constexpr std::string_view type = "LeakyReluGrad";
@@ -283,8 +283,9 @@ struct LeakyReluGradFn {
   static constexpr bool accepts = is_float_v<T>;
 };
 
-inline constexpr OpDef kLeakyReluGradOp{
-    .type = "LeakyReluGrad", .num_inputs = 2, .infer = infer_grad_binary<LeakyReluGradFn>};
+SYMFLOW_OP_DEF(kLeakyReluGradOp, OpDef{.type = "LeakyReluGrad",
+                                       .num_inputs = 2,
+                                       .infer = infer_grad_binary<LeakyReluGradFn>});
 
 // ---- SquaredDifference: (x - y)^2 with broadcasting ------------------------------------
 struct SquaredDifferenceFn {
@@ -298,9 +299,73 @@ struct SquaredDifferenceFn {
     return mul_wrapping(d, d);
   }
 };
-inline constexpr OpDef kSquaredDifferenceOp = binary_op_def<SquaredDifferenceFn>();
+SYMFLOW_OP_DEF(kSquaredDifferenceOp, binary_op_def<SquaredDifferenceFn>());
 
 // ---- softmax family ---------------------------------------------------------------------
+
+// The rows of the softmax family's kernels: the arithmetic the CPU kernels
+// (backend/cpu/kernels/nn.hpp) and the Thrust kernels (backend/thrust/kernels_nn.cuh)
+// share, step for step, so that Thrust's host systems give the CPU's bits. A row is
+// `cols` >= 1 contiguous elements.
+
+// The row's largest element, as std::max_element finds it (the first of the largest;
+// a NaN is kept only when it comes first).
+template <class T>
+SYMFLOW_HD T row_max(const T* x, std::int64_t cols) {
+  T m = x[0];
+  for (std::int64_t j = 1; j < cols; ++j)
+    if (m < x[j]) m = x[j];
+  return m;
+}
+
+// y = softmax(x), shifted by the row maximum m for stability; returns the sum of the
+// exponentials (for a log-sum-exp).
+template <class T>
+SYMFLOW_HD T softmax_row(const T* x, T m, T* y, std::int64_t cols) {
+  T sum = 0;
+  for (std::int64_t j = 0; j < cols; ++j) sum += (y[j] = std::exp(x[j] - m));
+  const T inv = T{1} / sum;
+  for (std::int64_t j = 0; j < cols; ++j) y[j] *= inv;
+  return sum;
+}
+
+// log(softmax(x)) = (x - max) - log(sum(exp(x - max))).
+template <class T>
+SYMFLOW_HD void log_softmax_row(const T* x, T* y, std::int64_t cols) {
+  const T m = row_max(x, cols);
+  T sum = 0;
+  for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(x[j] - m);
+  const T lse = std::log(sum);
+  for (std::int64_t j = 0; j < cols; ++j) y[j] = x[j] - m - lse;
+}
+
+// SoftmaxCrossEntropyWithLogits of one row of logits x and labels p (any `cols`, 0
+// included): b = softmax(x) - p; returns the loss, sum(p * -log(softmax(x))).
+template <class T>
+SYMFLOW_HD T softmax_xent_row(const T* x, const T* p, T* b, std::int64_t cols) {
+  if (cols == 0) return T{0};
+  const T m = row_max(x, cols);
+  T sum = 0;
+  for (std::int64_t j = 0; j < cols; ++j) sum += (b[j] = std::exp(x[j] - m));
+  const T lse = std::log(sum), inv = T{1} / sum;
+  T acc = 0;
+  for (std::int64_t j = 0; j < cols; ++j) {
+    acc += p[j] * (lse - (x[j] - m));
+    b[j] = b[j] * inv - p[j];
+  }
+  return acc;
+}
+
+// SparseSoftmaxCrossEntropyWithLogits of one row of logits x with the class `label`
+// (checked in [0, cols) before): b = softmax(x) - one_hot(label); returns the loss,
+// -log(softmax(x)[label]).
+template <class T>
+SYMFLOW_HD T sparse_softmax_xent_row(const T* x, std::int64_t label, T* b, std::int64_t cols) {
+  const T m = row_max(x, cols);
+  const T lse = std::log(softmax_row(x, m, b, cols));
+  b[label] -= T{1};
+  return lse - (x[label] - m);
+}
 
 inline std::vector<TensorSpec> infer_softmax(const InferContext& c) {
   check_allowed(c, 0, "logits", fn_accepts<FloatTypes>);
@@ -308,8 +373,8 @@ inline std::vector<TensorSpec> infer_softmax(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-inline constexpr OpDef kSoftmaxOp{.type = "Softmax", .num_inputs = 1, .infer = infer_softmax};
-inline constexpr OpDef kLogSoftmaxOp{.type = "LogSoftmax", .num_inputs = 1, .infer = infer_softmax};
+SYMFLOW_OP_DEF(kSoftmaxOp, OpDef{.type = "Softmax", .num_inputs = 1, .infer = infer_softmax});
+SYMFLOW_OP_DEF(kLogSoftmaxOp, OpDef{.type = "LogSoftmax", .num_inputs = 1, .infer = infer_softmax});
 
 // ---- cross entropy ------------------------------------------------------------------------
 // Both ops take (features [batch, classes], labels) and give (loss [batch],
@@ -327,8 +392,9 @@ inline std::vector<TensorSpec> infer_softmax_xent(const InferContext& c) {
   return {{c.dtype(0), batch}, {c.dtype(0), both}};
 }
 
-inline constexpr OpDef kSoftmaxCrossEntropyWithLogitsOp{
-    .type = "SoftmaxCrossEntropyWithLogits", .num_inputs = 2, .infer = infer_softmax_xent};
+SYMFLOW_OP_DEF(kSoftmaxCrossEntropyWithLogitsOp, OpDef{.type = "SoftmaxCrossEntropyWithLogits",
+                                                       .num_inputs = 2,
+                                                       .infer = infer_softmax_xent});
 
 inline std::vector<TensorSpec> infer_sparse_softmax_xent(const InferContext& c) {
   check_allowed(c, 0, "features", fn_accepts<FloatTypes>);
@@ -347,10 +413,10 @@ inline std::vector<TensorSpec> infer_sparse_softmax_xent(const InferContext& c) 
   return {{c.dtype(0), Shape{batch}}, {c.dtype(0), Shape{batch, classes}}};
 }
 
-inline constexpr OpDef kSparseSoftmaxCrossEntropyWithLogitsOp{
-    .type = "SparseSoftmaxCrossEntropyWithLogits",
-    .num_inputs = 2,
-    .infer = infer_sparse_softmax_xent};
+SYMFLOW_OP_DEF(kSparseSoftmaxCrossEntropyWithLogitsOp,
+               OpDef{.type = "SparseSoftmaxCrossEntropyWithLogits",
+                     .num_inputs = 2,
+                     .infer = infer_sparse_softmax_xent});
 
 // ---- L2Loss: sum(t^2) / 2 --------------------------------------------------------------
 inline std::vector<TensorSpec> infer_l2_loss(const InferContext& c) {
@@ -358,7 +424,7 @@ inline std::vector<TensorSpec> infer_l2_loss(const InferContext& c) {
   return {{c.dtype(0), Shape{}}};
 }
 
-inline constexpr OpDef kL2LossOp{.type = "L2Loss", .num_inputs = 1, .infer = infer_l2_loss};
+SYMFLOW_OP_DEF(kL2LossOp, OpDef{.type = "L2Loss", .num_inputs = 1, .infer = infer_l2_loss});
 
 // ---- BiasAdd and BiasAddGrad (data_format NHWC: the bias runs along the last axis) ----------
 struct BiasAddTypes {
@@ -391,9 +457,9 @@ inline std::vector<TensorSpec> infer_bias_add_grad(const InferContext& c) {
   return {{c.dtype(0), Shape{c.shape(0).dims().back()}}};
 }
 
-inline constexpr OpDef kBiasAddOp{.type = "BiasAdd", .num_inputs = 2, .infer = infer_bias_add};
-inline constexpr OpDef kBiasAddGradOp{
-    .type = "BiasAddGrad", .num_inputs = 1, .infer = infer_bias_add_grad};
+SYMFLOW_OP_DEF(kBiasAddOp, OpDef{.type = "BiasAdd", .num_inputs = 2, .infer = infer_bias_add});
+SYMFLOW_OP_DEF(kBiasAddGradOp,
+               OpDef{.type = "BiasAddGrad", .num_inputs = 1, .infer = infer_bias_add_grad});
 
 }  // namespace detail
 }  // namespace symflow

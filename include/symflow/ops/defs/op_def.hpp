@@ -14,6 +14,7 @@
 #include "symflow/core/dtype.hpp"
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
+#include "symflow/detail/config.hpp"
 
 namespace symflow {
 
@@ -62,3 +63,17 @@ struct OpDef {
 };
 
 }  // namespace symflow
+
+// SYMFLOW_OP_DEF(kFooOp, initializer): one OpDef object per program, which backends key
+// their kernel tables by. Header-only it is an inline constexpr variable; with
+// SYMFLOW_COMPILED (detail/config.hpp) a source only declares it, so that building a
+// node compiles none of the op's shape function, and the library defines it.
+#if !defined(SYMFLOW_COMPILED)
+#define SYMFLOW_OP_DEF(name, ...) inline constexpr OpDef name = __VA_ARGS__
+#elif defined(SYMFLOW_DEFINING_COMPILED)
+#define SYMFLOW_OP_DEF(name, ...) \
+  extern const OpDef name;        \
+  constexpr OpDef name = __VA_ARGS__
+#else
+#define SYMFLOW_OP_DEF(name, ...) extern const OpDef name
+#endif

@@ -71,17 +71,25 @@ inline std::vector<TensorSpec> infer_random_shuffle(const InferContext& c) {
   return {{c.dtype(0), c.shape(0)}};
 }
 
-inline constexpr OpDef kRandomStandardNormalOp{
-    .type = "RandomStandardNormal", .num_inputs = 1, .infer = infer_random_float, .stateful = true};
-inline constexpr OpDef kRandomUniformOp{
-    .type = "RandomUniform", .num_inputs = 1, .infer = infer_random_float, .stateful = true};
-inline constexpr OpDef kTruncatedNormalOp{
-    .type = "TruncatedNormal", .num_inputs = 1, .infer = infer_random_float, .stateful = true};
-inline constexpr OpDef kRandomUniformIntOp{.type = "RandomUniformInt",
-                                           .num_inputs = 3,
-                                           .infer = infer_random_uniform_int,
-                                           .stateful = true};
-inline constexpr OpDef kRandomShuffleOp{
-    .type = "RandomShuffle", .num_inputs = 1, .infer = infer_random_shuffle, .stateful = true};
+SYMFLOW_OP_DEF(kRandomStandardNormalOp, OpDef{.type = "RandomStandardNormal",
+                                              .num_inputs = 1,
+                                              .infer = infer_random_float,
+                                              .stateful = true});
+SYMFLOW_OP_DEF(kRandomUniformOp, OpDef{.type = "RandomUniform",
+                                       .num_inputs = 1,
+                                       .infer = infer_random_float,
+                                       .stateful = true});
+SYMFLOW_OP_DEF(kTruncatedNormalOp, OpDef{.type = "TruncatedNormal",
+                                         .num_inputs = 1,
+                                         .infer = infer_random_float,
+                                         .stateful = true});
+SYMFLOW_OP_DEF(kRandomUniformIntOp, OpDef{.type = "RandomUniformInt",
+                                          .num_inputs = 3,
+                                          .infer = infer_random_uniform_int,
+                                          .stateful = true});
+SYMFLOW_OP_DEF(kRandomShuffleOp, OpDef{.type = "RandomShuffle",
+                                       .num_inputs = 1,
+                                       .infer = infer_random_shuffle,
+                                       .stateful = true});
 
 }  // namespace symflow::detail

@@ -40,19 +40,19 @@ inline std::vector<TensorSpec> infer_shape_op(const InferContext& c) {
   if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
   return {{out, c.shape(0).has_rank() ? Shape{c.shape(0).rank()} : Shape{unknown_dim}}};
 }
-inline constexpr OpDef kShapeOp{.type = "Shape", .num_inputs = 1, .infer = infer_shape_op};
+SYMFLOW_OP_DEF(kShapeOp, OpDef{.type = "Shape", .num_inputs = 1, .infer = infer_shape_op});
 
 inline std::vector<TensorSpec> infer_size_op(const InferContext& c) {
   DType out = c.attr<DType>("out_type");
   if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
   return {{out, Shape{}}};
 }
-inline constexpr OpDef kSizeOp{.type = "Size", .num_inputs = 1, .infer = infer_size_op};
+SYMFLOW_OP_DEF(kSizeOp, OpDef{.type = "Size", .num_inputs = 1, .infer = infer_size_op});
 
 inline std::vector<TensorSpec> infer_rank_op(const InferContext&) {
   return {{DType::int32, Shape{}}};
 }
-inline constexpr OpDef kRankOp{.type = "Rank", .num_inputs = 1, .infer = infer_rank_op};
+SYMFLOW_OP_DEF(kRankOp, OpDef{.type = "Rank", .num_inputs = 1, .infer = infer_rank_op});
 
 // ---- ExpandDims, Squeeze --------------------------------------------------------
 inline std::optional<Dims> expand_dims_of(const Dims& in, std::int64_t axis, std::string& error) {
@@ -78,8 +78,8 @@ inline std::vector<TensorSpec> infer_expand_dims(const InferContext& c) {
   if (!out) throw ValueError(error);
   return {{c.dtype(0), Shape(*out)}};
 }
-inline constexpr OpDef kExpandDimsOp{
-    .type = "ExpandDims", .num_inputs = 2, .infer = infer_expand_dims};
+SYMFLOW_OP_DEF(kExpandDimsOp,
+               OpDef{.type = "ExpandDims", .num_inputs = 2, .infer = infer_expand_dims});
 
 // The dims left after removing `axes` (every size-1 dim when empty); unknown dims stay
 // only when not named.
@@ -121,7 +121,7 @@ inline std::vector<TensorSpec> infer_squeeze(const InferContext& c) {
   if (!out) throw ValueError(error);
   return {{c.dtype(0), Shape(*out)}};
 }
-inline constexpr OpDef kSqueezeOp{.type = "Squeeze", .num_inputs = 1, .infer = infer_squeeze};
+SYMFLOW_OP_DEF(kSqueezeOp, OpDef{.type = "Squeeze", .num_inputs = 1, .infer = infer_squeeze});
 
 // ---- BroadcastTo, Tile -----------------------------------------------------------
 // Copies `in` into an `out_dims` buffer, repeating it along broadcast axes; `period`
@@ -169,8 +169,8 @@ inline std::vector<TensorSpec> infer_broadcast_to(const InferContext& c) {
   }
   return {{c.dtype(0), out}};
 }
-inline constexpr OpDef kBroadcastToOp{
-    .type = "BroadcastTo", .num_inputs = 2, .infer = infer_broadcast_to};
+SYMFLOW_OP_DEF(kBroadcastToOp,
+               OpDef{.type = "BroadcastTo", .num_inputs = 2, .infer = infer_broadcast_to});
 
 inline std::vector<TensorSpec> infer_tile(const InferContext& c) {
   const Value* multiples = c.constant(1);
@@ -185,7 +185,7 @@ inline std::vector<TensorSpec> infer_tile(const InferContext& c) {
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = in[i] == unknown_dim ? in[i] : in[i] * m[i];
   return {{c.dtype(0), Shape(out)}};
 }
-inline constexpr OpDef kTileOp{.type = "Tile", .num_inputs = 2, .infer = infer_tile};
+SYMFLOW_OP_DEF(kTileOp, OpDef{.type = "Tile", .num_inputs = 2, .infer = infer_tile});
 
 // ---- BroadcastGradientArgs ---------------------------------------------------------
 // For shapes s0 and s1 broadcast together: the axes of the result each one was
@@ -216,12 +216,13 @@ inline std::vector<TensorSpec> infer_broadcast_gradient_args(const InferContext&
     throw TypeError("BroadcastGradientArgs takes two int32 or int64 vectors");
   return {{c.dtype(0), Shape{unknown_dim}}, {c.dtype(0), Shape{unknown_dim}}};
 }
-inline constexpr OpDef kBroadcastGradientArgsOp{
-    .type = "BroadcastGradientArgs", .num_inputs = 2, .infer = infer_broadcast_gradient_args};
+SYMFLOW_OP_DEF(kBroadcastGradientArgsOp, OpDef{.type = "BroadcastGradientArgs",
+                                               .num_inputs = 2,
+                                               .infer = infer_broadcast_gradient_args});
 
 // ---- ZerosLike, OnesLike, AddN, StopGradient ----------------------------------------
-inline constexpr OpDef kZerosLikeOp{.type = "ZerosLike", .num_inputs = 1, .infer = same_as_input};
-inline constexpr OpDef kOnesLikeOp{.type = "OnesLike", .num_inputs = 1, .infer = same_as_input};
+SYMFLOW_OP_DEF(kZerosLikeOp, OpDef{.type = "ZerosLike", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kOnesLikeOp, OpDef{.type = "OnesLike", .num_inputs = 1, .infer = same_as_input});
 
 inline std::vector<TensorSpec> infer_add_n(const InferContext& c) {
   if (c.inputs.empty()) throw ValueError("AddN needs at least one input");
@@ -241,9 +242,9 @@ inline std::vector<TensorSpec> infer_add_n(const InferContext& c) {
   check_allowed(c, 0, "inputs", fn_accepts<AddFn>);
   return {{c.dtype(0), shape}};
 }
-inline constexpr OpDef kAddNOp{.type = "AddN", .num_inputs = -1, .infer = infer_add_n};
+SYMFLOW_OP_DEF(kAddNOp, OpDef{.type = "AddN", .num_inputs = -1, .infer = infer_add_n});
 
-inline constexpr OpDef kStopGradientOp{
-    .type = "StopGradient", .num_inputs = 1, .infer = same_as_input};
+SYMFLOW_OP_DEF(kStopGradientOp,
+               OpDef{.type = "StopGradient", .num_inputs = 1, .infer = same_as_input});
 
 }  // namespace symflow::detail

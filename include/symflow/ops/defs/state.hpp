@@ -26,8 +26,10 @@ inline std::vector<TensorSpec> infer_variable(const InferContext& c) {
   return {{c.attr<DType>("dtype"), c.attr<Shape>("shape"), true}};
 }
 
-inline constexpr OpDef kVariableV2Op{
-    .type = "VariableV2", .num_inputs = 0, .infer = infer_variable, .stateful = true};
+SYMFLOW_OP_DEF(kVariableV2Op, OpDef{.type = "VariableV2",
+                                    .num_inputs = 0,
+                                    .infer = infer_variable,
+                                    .stateful = true});
 
 // ---- Assign -----------------------------------------------------------------------
 inline std::vector<TensorSpec> infer_assign(const InferContext& c) {
@@ -41,8 +43,11 @@ inline std::vector<TensorSpec> infer_assign(const InferContext& c) {
   return {{c.dtype(0), out, true}};
 }
 
-inline constexpr OpDef kAssignOp{
-    .type = "Assign", .num_inputs = 2, .infer = infer_assign, .stateful = true, .ref_inputs = 0b1};
+SYMFLOW_OP_DEF(kAssignOp, OpDef{.type = "Assign",
+                                .num_inputs = 2,
+                                .infer = infer_assign,
+                                .stateful = true,
+                                .ref_inputs = 0b1});
 
 // ---- AssignAdd / AssignSub ------------------------------------------------------
 template <class Fn>
@@ -72,8 +77,8 @@ constexpr OpDef assign_update_op_def() {
                .ref_inputs = 0b1};
 }
 
-inline constexpr OpDef kAssignAddOp = assign_update_op_def<AssignAddFn>();
-inline constexpr OpDef kAssignSubOp = assign_update_op_def<AssignSubFn>();
+SYMFLOW_OP_DEF(kAssignAddOp, assign_update_op_def<AssignAddFn>());
+SYMFLOW_OP_DEF(kAssignSubOp, assign_update_op_def<AssignSubFn>());
 
 // ---- ScatterUpdate / ScatterAdd / ScatterSub ------------------------------------
 struct ScatterUpdateFn {
@@ -131,9 +136,9 @@ constexpr OpDef scatter_op_def() {
                .ref_inputs = 0b1};
 }
 
-inline constexpr OpDef kScatterUpdateOp = scatter_op_def<ScatterUpdateFn>();
-inline constexpr OpDef kScatterAddOp = scatter_op_def<ScatterAddFn>();
-inline constexpr OpDef kScatterSubOp = scatter_op_def<ScatterSubFn>();
+SYMFLOW_OP_DEF(kScatterUpdateOp, scatter_op_def<ScatterUpdateFn>());
+SYMFLOW_OP_DEF(kScatterAddOp, scatter_op_def<ScatterAddFn>());
+SYMFLOW_OP_DEF(kScatterSubOp, scatter_op_def<ScatterSubFn>());
 
 // ---- _VariableOrInitialValue ------------------------------------------------------
 // Variable.initialized_value(): the variable's value once it is initialised, its
@@ -147,11 +152,11 @@ inline std::vector<TensorSpec> infer_variable_or_initial(const InferContext& c) 
   return {{c.dtype(0), shape}};
 }
 
-inline constexpr OpDef kVariableOrInitialValueOp{.type = "_VariableOrInitialValue",
-                                                 .num_inputs = 2,
-                                                 .infer = infer_variable_or_initial,
-                                                 .stateful = true,
-                                                 .ref_inputs = 0b1};
+SYMFLOW_OP_DEF(kVariableOrInitialValueOp, OpDef{.type = "_VariableOrInitialValue",
+                                                .num_inputs = 2,
+                                                .infer = infer_variable_or_initial,
+                                                .stateful = true,
+                                                .ref_inputs = 0b1});
 
 // ---- IsVariableInitialized --------------------------------------------------------
 inline std::vector<TensorSpec> infer_is_initialized(const InferContext& c) {
@@ -159,10 +164,10 @@ inline std::vector<TensorSpec> infer_is_initialized(const InferContext& c) {
   return {{DType::bool_, Shape{}}};
 }
 
-inline constexpr OpDef kIsVariableInitializedOp{.type = "IsVariableInitialized",
-                                                .num_inputs = 1,
-                                                .infer = infer_is_initialized,
-                                                .stateful = true,
-                                                .ref_inputs = 0b1};
+SYMFLOW_OP_DEF(kIsVariableInitializedOp, OpDef{.type = "IsVariableInitialized",
+                                               .num_inputs = 1,
+                                               .infer = infer_is_initialized,
+                                               .stateful = true,
+                                               .ref_inputs = 0b1});
 
 }  // namespace symflow::detail

@@ -75,11 +75,11 @@ inline std::vector<TensorSpec> infer_apply_gradient_descent(const InferContext& 
   return infer_training(c, kGradientDescentSig);
 }
 
-inline constexpr OpDef kApplyGradientDescentOp{.type = "ApplyGradientDescent",
-                                               .num_inputs = 3,
-                                               .infer = infer_apply_gradient_descent,
-                                               .stateful = true,
-                                               .ref_inputs = 0b1};
+SYMFLOW_OP_DEF(kApplyGradientDescentOp, OpDef{.type = "ApplyGradientDescent",
+                                              .num_inputs = 3,
+                                              .infer = infer_apply_gradient_descent,
+                                              .stateful = true,
+                                              .ref_inputs = 0b1});
 
 // ---- ApplyMomentum --------------------------------------------------------------------
 //   accum = accum * momentum + grad
@@ -92,11 +92,11 @@ inline std::vector<TensorSpec> infer_apply_momentum(const InferContext& c) {
   return infer_training(c, kMomentumSig);
 }
 
-inline constexpr OpDef kApplyMomentumOp{.type = "ApplyMomentum",
-                                        .num_inputs = 5,
-                                        .infer = infer_apply_momentum,
-                                        .stateful = true,
-                                        .ref_inputs = 0b11};
+SYMFLOW_OP_DEF(kApplyMomentumOp, OpDef{.type = "ApplyMomentum",
+                                       .num_inputs = 5,
+                                       .infer = infer_apply_momentum,
+                                       .stateful = true,
+                                       .ref_inputs = 0b11});
 
 // ---- ApplyAdam ----------------------------------------------------------------------
 //   alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
@@ -114,11 +114,11 @@ inline std::vector<TensorSpec> infer_apply_adam(const InferContext& c) {
   return infer_training(c, kAdamSig);
 }
 
-inline constexpr OpDef kApplyAdamOp{.type = "ApplyAdam",
-                                    .num_inputs = 10,
-                                    .infer = infer_apply_adam,
-                                    .stateful = true,
-                                    .ref_inputs = 0b111};
+SYMFLOW_OP_DEF(kApplyAdamOp, OpDef{.type = "ApplyAdam",
+                                   .num_inputs = 10,
+                                   .infer = infer_apply_adam,
+                                   .stateful = true,
+                                   .ref_inputs = 0b111});
 
 // ---- ApplyRMSProp -------------------------------------------------------------------
 //   ms += (grad^2 - ms) * (1 - rho)
@@ -131,11 +131,11 @@ inline std::vector<TensorSpec> infer_apply_rms_prop(const InferContext& c) {
   return infer_training(c, kRMSPropSig);
 }
 
-inline constexpr OpDef kApplyRMSPropOp{.type = "ApplyRMSProp",
-                                       .num_inputs = 8,
-                                       .infer = infer_apply_rms_prop,
-                                       .stateful = true,
-                                       .ref_inputs = 0b111};
+SYMFLOW_OP_DEF(kApplyRMSPropOp, OpDef{.type = "ApplyRMSProp",
+                                      .num_inputs = 8,
+                                      .infer = infer_apply_rms_prop,
+                                      .stateful = true,
+                                      .ref_inputs = 0b111});
 
 // ---- ApplyCenteredRMSProp -------------------------------------------------------------
 //   ms += (grad^2 - ms) * (1 - rho);  mg += (grad - mg) * (1 - rho)
@@ -151,11 +151,11 @@ inline std::vector<TensorSpec> infer_apply_centered_rms_prop(const InferContext&
   return infer_training(c, kCenteredRMSPropSig);
 }
 
-inline constexpr OpDef kApplyCenteredRMSPropOp{.type = "ApplyCenteredRMSProp",
-                                               .num_inputs = 9,
-                                               .infer = infer_apply_centered_rms_prop,
-                                               .stateful = true,
-                                               .ref_inputs = 0b1111};
+SYMFLOW_OP_DEF(kApplyCenteredRMSPropOp, OpDef{.type = "ApplyCenteredRMSProp",
+                                              .num_inputs = 9,
+                                              .infer = infer_apply_centered_rms_prop,
+                                              .stateful = true,
+                                              .ref_inputs = 0b1111});
 
 // ---- ApplyAdagrad -------------------------------------------------------------------
 //   accum += grad^2   (when update_slots)
@@ -167,10 +167,10 @@ inline std::vector<TensorSpec> infer_apply_adagrad(const InferContext& c) {
   return infer_training(c, kAdagradSig);
 }
 
-inline constexpr OpDef kApplyAdagradOp{.type = "ApplyAdagrad",
-                                       .num_inputs = 4,
-                                       .infer = infer_apply_adagrad,
-                                       .stateful = true,
-                                       .ref_inputs = 0b11};
+SYMFLOW_OP_DEF(kApplyAdagradOp, OpDef{.type = "ApplyAdagrad",
+                                      .num_inputs = 4,
+                                      .infer = infer_apply_adagrad,
+                                      .stateful = true,
+                                      .ref_inputs = 0b11});
 
 }  // namespace symflow::detail

@@ -175,7 +175,7 @@ inline std::vector<TensorSpec> infer_transpose(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline constexpr OpDef kTransposeOp{.type = "Transpose", .num_inputs = 2, .infer = infer_transpose};
+SYMFLOW_OP_DEF(kTransposeOp, OpDef{.type = "Transpose", .num_inputs = 2, .infer = infer_transpose});
 
 inline std::vector<TensorSpec> infer_invert_permutation(const InferContext& c) {
   check_index(c, 0, "x");
@@ -183,8 +183,9 @@ inline std::vector<TensorSpec> infer_invert_permutation(const InferContext& c) {
   return {c.inputs[0]};
 }
 
-inline constexpr OpDef kInvertPermutationOp{
-    .type = "InvertPermutation", .num_inputs = 1, .infer = infer_invert_permutation};
+SYMFLOW_OP_DEF(kInvertPermutationOp, OpDef{.type = "InvertPermutation",
+                                           .num_inputs = 1,
+                                           .infer = infer_invert_permutation});
 
 // ---- ConcatV2, ConcatOffset -------------------------------------------------------
 
@@ -246,7 +247,7 @@ inline void concat_into(const std::vector<const Value*>& parts, std::size_t axis
   }
 }
 
-inline constexpr OpDef kConcatV2Op{.type = "ConcatV2", .num_inputs = -1, .infer = infer_concat};
+SYMFLOW_OP_DEF(kConcatV2Op, OpDef{.type = "ConcatV2", .num_inputs = -1, .infer = infer_concat});
 
 // ConcatOffset(concat_dim, shape_0, ..., shape_{N-1}): where each input of a concat
 // starts in its output. The gradient of ConcatV2 slices its incoming gradient there.
@@ -260,8 +261,8 @@ inline std::vector<TensorSpec> infer_concat_offset(const InferContext& c) {
   return out;
 }
 
-inline constexpr OpDef kConcatOffsetOp{
-    .type = "ConcatOffset", .num_inputs = -1, .infer = infer_concat_offset};
+SYMFLOW_OP_DEF(kConcatOffsetOp,
+               OpDef{.type = "ConcatOffset", .num_inputs = -1, .infer = infer_concat_offset});
 
 // ---- Pack, Unpack -------------------------------------------------------------------
 
@@ -292,7 +293,7 @@ inline std::vector<TensorSpec> infer_pack(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline constexpr OpDef kPackOp{.type = "Pack", .num_inputs = -1, .infer = infer_pack};
+SYMFLOW_OP_DEF(kPackOp, OpDef{.type = "Pack", .num_inputs = -1, .infer = infer_pack});
 
 inline std::vector<TensorSpec> infer_unpack(const InferContext& c) {
   auto num = c.attr<std::int64_t>("num");
@@ -319,7 +320,7 @@ inline Value slice_along(const Value& x, std::size_t axis, std::int64_t begin, s
   return out;
 }
 
-inline constexpr OpDef kUnpackOp{.type = "Unpack", .num_inputs = 1, .infer = infer_unpack};
+SYMFLOW_OP_DEF(kUnpackOp, OpDef{.type = "Unpack", .num_inputs = 1, .infer = infer_unpack});
 
 // ---- Split, SplitV ------------------------------------------------------------------
 
@@ -358,7 +359,7 @@ inline std::vector<TensorSpec> infer_split(const InferContext& c) {
   return std::vector<TensorSpec>(static_cast<std::size_t>(n), TensorSpec{c.dtype(1), out});
 }
 
-inline constexpr OpDef kSplitOp{.type = "Split", .num_inputs = 2, .infer = infer_split};
+SYMFLOW_OP_DEF(kSplitOp, OpDef{.type = "Split", .num_inputs = 2, .infer = infer_split});
 
 inline std::vector<TensorSpec> infer_split_v(const InferContext& c) {
   check_index(c, 1, "size_splits");
@@ -416,7 +417,7 @@ inline std::vector<TensorSpec> infer_split_v(const InferContext& c) {
   return out;
 }
 
-inline constexpr OpDef kSplitVOp{.type = "SplitV", .num_inputs = 3, .infer = infer_split_v};
+SYMFLOW_OP_DEF(kSplitVOp, OpDef{.type = "SplitV", .num_inputs = 3, .infer = infer_split_v});
 
 // ---- Slice ----------------------------------------------------------------------------
 
@@ -450,7 +451,7 @@ inline std::vector<TensorSpec> infer_slice(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline constexpr OpDef kSliceOp{.type = "Slice", .num_inputs = 3, .infer = infer_slice};
+SYMFLOW_OP_DEF(kSliceOp, OpDef{.type = "Slice", .num_inputs = 3, .infer = infer_slice});
 
 // ---- StridedSlice, StridedSliceGrad ---------------------------------------------------
 
@@ -643,8 +644,8 @@ inline View strided_view(const StridedSliceSpec& spec, const Dims& input) {
   return v;
 }
 
-inline constexpr OpDef kStridedSliceOp{
-    .type = "StridedSlice", .num_inputs = 4, .infer = infer_strided_slice};
+SYMFLOW_OP_DEF(kStridedSliceOp,
+               OpDef{.type = "StridedSlice", .num_inputs = 4, .infer = infer_strided_slice});
 
 // StridedSliceGrad(shape, begin, end, strides, dy): zeros of `shape` with dy written
 // where StridedSlice read its elements.
@@ -657,8 +658,9 @@ inline std::vector<TensorSpec> infer_strided_slice_grad(const InferContext& c) {
   return {{c.dtype(4), Shape::unknown()}};
 }
 
-inline constexpr OpDef kStridedSliceGradOp{
-    .type = "StridedSliceGrad", .num_inputs = 5, .infer = infer_strided_slice_grad};
+SYMFLOW_OP_DEF(kStridedSliceGradOp,
+               OpDef{
+                   .type = "StridedSliceGrad", .num_inputs = 5, .infer = infer_strided_slice_grad});
 
 // ---- GatherV2, UnsortedSegmentSum ----------------------------------------------------
 
@@ -685,7 +687,7 @@ inline std::vector<TensorSpec> infer_gather(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline constexpr OpDef kGatherV2Op{.type = "GatherV2", .num_inputs = 3, .infer = infer_gather};
+SYMFLOW_OP_DEF(kGatherV2Op, OpDef{.type = "GatherV2", .num_inputs = 3, .infer = infer_gather});
 
 inline std::vector<TensorSpec> infer_unsorted_segment_sum(const InferContext& c) {
   check_allowed_list(c, 0, "data", is_number_dtype,
@@ -709,8 +711,9 @@ inline std::vector<TensorSpec> infer_unsorted_segment_sum(const InferContext& c)
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline constexpr OpDef kUnsortedSegmentSumOp{
-    .type = "UnsortedSegmentSum", .num_inputs = 3, .infer = infer_unsorted_segment_sum};
+SYMFLOW_OP_DEF(kUnsortedSegmentSumOp, OpDef{.type = "UnsortedSegmentSum",
+                                            .num_inputs = 3,
+                                            .infer = infer_unsorted_segment_sum});
 
 // ---- Pad, PadV2 -----------------------------------------------------------------------
 
@@ -743,8 +746,8 @@ inline std::vector<TensorSpec> infer_pad(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-inline constexpr OpDef kPadOp{.type = "Pad", .num_inputs = 2, .infer = infer_pad};
-inline constexpr OpDef kPadV2Op{.type = "PadV2", .num_inputs = 3, .infer = infer_pad};
+SYMFLOW_OP_DEF(kPadOp, OpDef{.type = "Pad", .num_inputs = 2, .infer = infer_pad});
+SYMFLOW_OP_DEF(kPadV2Op, OpDef{.type = "PadV2", .num_inputs = 3, .infer = infer_pad});
 
 // ---- OneHot -----------------------------------------------------------------------------
 
@@ -777,7 +780,7 @@ inline std::vector<TensorSpec> infer_one_hot(const InferContext& c) {
   return {{c.dtype(2), Shape(out)}};
 }
 
-inline constexpr OpDef kOneHotOp{.type = "OneHot", .num_inputs = 4, .infer = infer_one_hot};
+SYMFLOW_OP_DEF(kOneHotOp, OpDef{.type = "OneHot", .num_inputs = 4, .infer = infer_one_hot});
 
 // ---- Range ------------------------------------------------------------------------------
 
@@ -834,7 +837,7 @@ inline std::vector<TensorSpec> infer_range(const InferContext& c) {
   });
 }
 
-inline constexpr OpDef kRangeOp{.type = "Range", .num_inputs = 3, .infer = infer_range};
+SYMFLOW_OP_DEF(kRangeOp, OpDef{.type = "Range", .num_inputs = 3, .infer = infer_range});
 
 }  // namespace detail::transform
 

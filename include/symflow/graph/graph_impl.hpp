@@ -1,0 +1,251 @@
+#pragma once
+// The graph's core definitions (graph/graph.hpp and graph/graph_state.hpp declare
+// them): included by graph/graph.hpp in a header-only program, and by
+// symflow/define_compiled.hpp alone in a program built with SYMFLOW_COMPILED.
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symflow/detail/config.hpp"
+#include "symflow/graph/graph.hpp"
+#include "symflow/graph/graph_state.hpp"
+
+namespace symflow {
+
+namespace detail {
+
+SYMFLOW_INLINE std::string GraphState::unique_name(std::string_view base, bool mark_as_used) {
+  std::string name = name_stack.empty() ? std::string(base) : name_stack + "/" + std::string(base);
+  std::string key = to_lower(name);
+  int i = lookup_use(key);
+  if (mark_as_used) names_in_use_[key] = i + 1;
+  if (i > 0) {
+    std::string base_key = key;
+    while (names_in_use_.count(key)) {
+      key = base_key + "_" + std::to_string(i);
+      ++i;
+    }
+    if (mark_as_used) names_in_use_[key] = 1;
+    name += "_" + std::to_string(i - 1);
+  }
+  return name;
+}
+
+SYMFLOW_INLINE std::vector<NodeId> GraphState::control_inputs_for(
+    const std::vector<NodeId>& input_ops) const {
+  std::size_t first = 0;
+  for (std::size_t i = control_frames.size(); i-- > 0;)
+    if (control_frames[i].clears_outer) {
+      first = i;
+      break;
+    }
+  std::vector<NodeId> out;
+  for (std::size_t i = first; i < control_frames.size(); ++i) {
+    const ControlFrame& frame = control_frames[i];
+    // An input built inside this context already carries its dependencies.
+    bool dominated = std::any_of(input_ops.begin(), input_ops.end(),
+                                 [&](NodeId op) { return frame.created.count(op.value) > 0; });
+    if (dominated) continue;
+    for (NodeId c : frame.control_inputs)
+      if (std::find(input_ops.begin(), input_ops.end(), c) == input_ops.end() &&
+          std::find(out.begin(), out.end(), c) == out.end())
+        out.push_back(c);
+  }
+  return out;
+}
+
+SYMFLOW_INLINE NodeId GraphState::add_node(Node node) {
+  NodeId id{static_cast<std::uint32_t>(nodes.size())};
+  by_name.emplace(node.name, id);
+  names_in_use_.try_emplace(to_lower(node.name), 1);
+  nodes.push_back(std::move(node));
+  for (auto& frame : control_frames) frame.created.insert(id.value);
+  return id;
+}
+
+}  // namespace detail
+
+SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Output>& inputs,
+                                          AttrMap attrs, std::string_view name,
+                                          const std::vector<Operation>& control_inputs) {
+  auto& s = *state_;
+  if (s.finalized) throw FailedPreconditionError("Graph is finalized and cannot be modified.");
+  if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)
+    throw ValueError("Op " + std::string(def.type) + " takes " + std::to_string(def.num_inputs) +
+                     " inputs, got " + std::to_string(inputs.size()));
+  for (const Output& in : inputs) check_owns(in, def);
+  for (const Operation& c : control_inputs) {
+    if (c.graph_state() != state_)
+      throw ValueError("Control input " + c.name() + " must be from the same graph as op " +
+                       std::string(def.type));
+  }
+
+  detail::Node node;
+  if (!name.empty() && name.back() == '/') {
+    node.name = std::string(name.substr(0, name.size() - 1));
+  } else {
+    if (!detail::is_valid_node_name(name))
+      throw ValueError("'" + std::string(name) + "' is not a valid node name");
+    node.name = s.unique_name(name);
+  }
+  node.def = &def;
+  node.attrs = std::move(attrs);
+  node.device = s.device;
+
+  std::vector<TensorSpec> specs;
+  std::vector<const Value*> constants;
+  std::vector<NodeId> input_ops;
+  for (const Output& in : inputs) {
+    node.inputs.push_back(in.ref());
+    const detail::Node& src = s.node(in.op().id());
+    specs.push_back(src.outputs.at(static_cast<std::size_t>(in.index())));
+    // Only an op that writes through a reference sees one; others read a value.
+    if (!def.takes_ref(specs.size() - 1)) specs.back().is_ref = false;
+    constants.push_back(src.def->type == "Const" ? &std::get<Value>(src.attrs.find("value")->second)
+                                                 : nullptr);
+    input_ops.push_back(in.op().id());
+  }
+  InferContext ctx{specs, node.attrs, constants};
+  auto context = [&] {
+    std::string shapes;
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      shapes += (i ? ", " : "") + shape_text(specs[i].shape);
+    return " for '" + node.name + "' (op: '" + std::string(def.type) +
+           "') with input shapes: " + shapes + ".";
+  };
+  // Build-time errors keep their kind and say which node and inputs they concern.
+  try {
+    node.outputs = def.infer(ctx);
+  } catch (const TypeError& e) {
+    throw TypeError(e.message() + context());
+  } catch (const Error& e) {
+    throw ValueError(e.message() + context());
+  }
+
+  node.control_inputs = s.control_inputs_for(input_ops);
+  for (const Operation& c : control_inputs)
+    if (std::find(node.control_inputs.begin(), node.control_inputs.end(), c.id()) ==
+        node.control_inputs.end())
+      node.control_inputs.push_back(c.id());
+  return Operation(state_, s.add_node(std::move(node)));
+}
+
+SYMFLOW_INLINE Operation Graph::get_operation_by_name(std::string_view name) const {
+  if (name.find(':') != std::string_view::npos)
+    throw ValueError("Name '" + std::string(name) +
+                     "' appears to refer to a Tensor, not an Operation.");
+  auto id = state_->find(name);
+  if (!id)
+    throw NotFoundError("The name '" + std::string(name) +
+                        "' refers to an Operation not in the graph.");
+  return Operation(state_, *id);
+}
+
+SYMFLOW_INLINE Output Graph::get_tensor_by_name(std::string_view name) const {
+  auto colon = name.rfind(':');
+  if (colon == std::string_view::npos)
+    throw ValueError("The name '" + std::string(name) +
+                     "' looks like an (invalid) Operation name, not a Tensor. Tensor names "
+                     "must be of the form \"<op_name>:<output_index>\".");
+  std::string_view op_name = name.substr(0, colon);
+  int index = -1;
+  try {
+    index = std::stoi(std::string(name.substr(colon + 1)));
+  } catch (const std::exception&) {
+    throw ValueError("The name '" + std::string(name) +
+                     "' has an invalid output index: expected \"<op_name>:<output_index>\".");
+  }
+  auto id = state_->find(op_name);
+  if (!id)
+    throw NotFoundError("The name '" + std::string(name) +
+                        "' refers to a Tensor which does not "
+                        "exist. The operation, '" +
+                        std::string(op_name) + "', does not exist in the graph.");
+  Operation op(state_, *id);
+  if (index < 0 || index >= op.num_outputs())
+    throw NotFoundError("The name '" + std::string(name) +
+                        "' refers to a Tensor which does not "
+                        "exist. The operation, '" +
+                        std::string(op_name) + "', exists but only has " +
+                        std::to_string(op.num_outputs()) + " outputs.");
+  return Output(op, index);
+}
+
+SYMFLOW_INLINE std::vector<Operation> Graph::get_operations() const {
+  std::vector<Operation> ops;
+  for (std::uint32_t i = 0; i < state_->nodes.size(); ++i) ops.emplace_back(state_, NodeId{i});
+  return ops;
+}
+
+SYMFLOW_INLINE std::vector<CollectionValue> Graph::get_collection(std::string_view key,
+                                                                  std::string_view scope) const {
+  std::vector<CollectionValue> out;
+  auto it = state_->collections.find(key);
+  if (it == state_->collections.end()) return out;
+  for (const auto& item : it->second) {
+    CollectionValue v = to_value(item);
+    if (!scope.empty()) {
+      std::string name;
+      if (auto* op = std::get_if<Operation>(&v)) name = op->name();
+      if (auto* t = std::get_if<Output>(&v)) name = t->name();
+      if (name.rfind(scope, 0) != 0) continue;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+SYMFLOW_INLINE GraphDef Graph::as_graph_def() const {
+  GraphDef def;
+  for (std::uint32_t i = 0; i < state_->nodes.size(); ++i)
+    def.node.push_back(Operation(state_, NodeId{i}).node_def());
+  return def;
+}
+
+SYMFLOW_INLINE void Graph::check_owns(const Output& in, const OpDef& def) const {
+  if (!in.valid()) throw ValueError("Op " + std::string(def.type) + " got an empty tensor handle");
+  if (in.op().graph_state() != state_)
+    throw ValueError(to_string(in) + " must be from the same graph as the op " +
+                     std::string(def.type) + " being built.");
+}
+
+SYMFLOW_INLINE Output Operation::output(int index) const {
+  if (index < 0 || index >= num_outputs())
+    throw ValueError("Operation " + name() + " has " + std::to_string(num_outputs()) +
+                     " outputs, index " + std::to_string(index) + " is out of range");
+  return Output(*this, index);
+}
+SYMFLOW_INLINE std::vector<Output> Operation::outputs() const {
+  std::vector<Output> out;
+  for (int i = 0; i < num_outputs(); ++i) out.emplace_back(*this, i);
+  return out;
+}
+SYMFLOW_INLINE std::vector<Output> Operation::inputs() const {
+  std::vector<Output> out;
+  for (const TensorRef& r : node().inputs) out.emplace_back(Operation(graph_, r.node), r.index);
+  return out;
+}
+SYMFLOW_INLINE std::vector<Operation> Operation::control_inputs() const {
+  std::vector<Operation> out;
+  for (NodeId c : node().control_inputs) out.emplace_back(graph_, c);
+  return out;
+}
+SYMFLOW_INLINE NodeDef Operation::node_def() const {
+  const detail::Node& n = node();
+  NodeDef def;
+  def.name = n.name;
+  def.op = std::string(n.def->type);
+  for (const TensorRef& r : n.inputs) {
+    std::string src = graph_->node(r.node).name;
+    def.input.push_back(r.index == 0 ? src : src + ":" + std::to_string(r.index));
+  }
+  for (NodeId c : n.control_inputs) def.input.push_back("^" + graph_->node(c).name);
+  def.device = n.device;
+  def.attr = n.attrs;
+  return def;
+}
+
+}  // namespace symflow
