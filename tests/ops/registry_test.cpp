@@ -157,9 +157,11 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
     CHECK(&op.op_def() == def);
     built.insert(op.type());
   }
-  // Every core and math op has a builder that was exercised above (the other areas
-  // test their builders beside their kernels).
+  // Every core, array, shape and math op has a builder that was exercised above (the
+  // other areas test their builders beside their kernels).
   std::vector<OpEntry> core(detail::kCoreOpEntries.begin(), detail::kCoreOpEntries.end());
+  core.insert(core.end(), detail::kArrayOpEntries.begin(), detail::kArrayOpEntries.end());
+  core.insert(core.end(), detail::kShapeOpEntries.begin(), detail::kShapeOpEntries.end());
   core.insert(core.end(), detail::kMathOpEntries.begin(), detail::kMathOpEntries.end());
   for (const OpEntry& entry : core) {
     const OpDef* def = entry.def;

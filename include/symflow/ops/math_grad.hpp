@@ -1,7 +1,7 @@
 #pragma once
-// Gradients of the elementwise, matmul, reduction and cast ops (math_ops.hpp), and of
-// the array ops gradients are built from (array_ops.hpp, shape_ops.hpp). Each follows
-// TensorFlow's math_grad.py / array_grad.py formula.
+// Gradients of the elementwise, matmul, reduction and cast ops built in math_ops.hpp,
+// each TensorFlow's math_grad.py formula, and sum_to_shape_of and scalar_like, the
+// helpers other areas' gradients share.
 
 #include <array>
 #include <string>
@@ -46,47 +46,6 @@ inline Output scalar_like(const Output& like, double v) {
                          [&](auto t) { return Value(static_cast<typename decltype(t)::type>(v)); }),
              "Const")
       .output(0);
-}
-
-// ---- array ops ------------------------------------------------------------------------
-inline std::vector<Output> identity_grad(const GradContext& c) { return {c.grad()}; }
-
-// Reshape, ExpandDims, Squeeze: the gradient is the incoming one in the input's shape.
-inline std::vector<Output> reshape_grad(const GradContext& c) {
-  const Output x = c.input(0);
-  if (x.get_shape().is_fully_defined()) return {reshape(c.grad(), x.get_shape().dims())};
-  return {reshape(c.grad(), shape(x))};
-}
-
-inline std::vector<Output> fill_grad(const GradContext& c) {
-  return {Output{}, reduce_sum(c.grad(), Axis(Dims{}))};
-}
-
-inline std::vector<Output> add_n_grad(const GradContext& c) {
-  return std::vector<Output>(static_cast<std::size_t>(c.op.num_inputs()), c.grad());
-}
-
-inline std::vector<Output> broadcast_to_grad(const GradContext& c) {
-  return {sum_to_shape_of(c.grad(), c.input(0))};
-}
-
-// Tile: the gradient is reshaped to [m0, d0, m1, d1, ...] and summed over the m axes.
-// This needs the input's shape and the multiples at build time.
-inline std::vector<Output> tile_grad(const GradContext& c) {
-  const Output x = c.input(0);
-  const Operation m_op = c.input(1).op();
-  if (!x.get_shape().is_fully_defined() || m_op.type() != "Const")
-    throw LookupError("The gradient of Tile '" + c.op.name() +
-                      "' needs a fully defined input shape and constant multiples");
-  Dims m = shape_argument(m_op.get_attr<Value>("value"));
-  const Dims& d = x.get_shape().dims();
-  Dims split, axes;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    axes.push_back(static_cast<std::int64_t>(2 * i));
-    split.push_back(m[i]);
-    split.push_back(d[i]);
-  }
-  return {reduce_sum(reshape(c.grad(), split), Axis(axes)), Output{}};
 }
 
 // ---- elementwise binary ops -------------------------------------------------------------
@@ -252,21 +211,6 @@ inline std::vector<Output> cast_grad(const GradContext& c) {
 }
 
 inline constexpr auto kMathOpEntries = std::to_array<OpEntry>({
-    {&kIdentityOp, identity_grad},
-    {&kReshapeOp, reshape_grad},
-    {&kFillOp, fill_grad},
-    {&kShapeOp, not_differentiable},
-    {&kSizeOp, not_differentiable},
-    {&kRankOp, not_differentiable},
-    {&kExpandDimsOp, reshape_grad},
-    {&kSqueezeOp, reshape_grad},
-    {&kBroadcastToOp, broadcast_to_grad},
-    {&kTileOp, tile_grad},
-    {&kBroadcastGradientArgsOp, not_differentiable},
-    {&kZerosLikeOp, not_differentiable},
-    {&kOnesLikeOp, not_differentiable},
-    {&kAddNOp, add_n_grad},
-    {&kStopGradientOp, not_differentiable},
     {&kAddOp, add_grad},
     {&kSubOp, sub_grad},
     {&kMulOp, mul_grad},
