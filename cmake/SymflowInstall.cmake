@@ -1,8 +1,10 @@
-# Install rules: headers, the exported symflow::symflow target, symflowConfig.cmake and
-# symflowConfigVersion.cmake, so that consumers can write
+# Install rules: headers, the exported symflow::symflow target, symflowConfig.cmake,
+# symflowConfigVersion.cmake and symflow_compiled.cpp (the one source that
+# symflow::compiled adds to a consumer's target), so that consumers can write
 #
 #   find_package(symflow 0.1 CONFIG REQUIRED)
-#   target_link_libraries(app PRIVATE symflow::symflow)
+#   target_link_libraries(app PRIVATE symflow::symflow)   # header-only
+#   target_link_libraries(app PRIVATE symflow::compiled)  # or: heavy parts compiled once
 include_guard(GLOBAL)
 include(CMakePackageConfigHelpers)
 
