@@ -19,7 +19,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 # (name, source, extra flags, what it is)
 CASES = [
     ("deps_only", "deps_only.cpp", [], "Eigen/Dense + xtensor + nlohmann-json, no symflow"),
-    ("graph_only", "graph_only.cpp", [], "graph-building headers only, no Session"),
+    ("graph_only", "graph_only.cpp", [], "graph-building headers only, no Session, header-only"),
+    ("graph_only_compiled", "graph_only.cpp", ["-DSYMFLOW_COMPILED"],
+     "the same with SYMFLOW_COMPILED (symflow::compiled)"),
     ("hello_linked", "hello_session.cpp", ["-DSYMFLOW_COMPILED"],
      "builds and runs a graph; symflow compiled once elsewhere (symflow::compiled)"),
     ("hello_header_only", "hello_session.cpp", [],
@@ -68,7 +70,7 @@ def main():
         lines.append(f"| {name} | {med:.2f} | {lo:.2f} | {hi:.2f} | {what} |")
     if "deps_only" in medians:
         base = medians["deps_only"]
-        for name in ("graph_only", "hello_linked", "hello_header_only"):
+        for name in ("graph_only", "graph_only_compiled", "hello_linked", "hello_header_only"):
             if name in medians:
                 lines.append(f"\n{name}: {medians[name] / base:.2f}x deps_only")
     if "hello_linked" in medians and "hello_header_only" in medians:

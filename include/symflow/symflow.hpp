@@ -20,7 +20,6 @@
 #include "symflow/ops/init_ops.hpp"
 #include "symflow/ops/operators.hpp"
 #include "symflow/ops/random_ops.hpp"
-#include "symflow/ops/registry.hpp"
 #include "symflow/ops/shape_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/runtime/report_uninitialized.hpp"

@@ -158,6 +158,60 @@ TEST_CASE("architecture: building a graph reaches no kernel library") {
   CHECK(found.empty());
 }
 
+// Definitions kept out of a SYMFLOW_COMPILED source: each `*_inl.hpp`, and the CPU
+// backend's definition, which their own headers include under #if !defined(SYMFLOW_COMPILED).
+bool defined_apart(const std::string& rel) {
+  return rel.ends_with("_inl.hpp") || rel == "backend/cpu/define_backend.hpp";
+}
+
+TEST_CASE(
+    "architecture: each definitions header is reached only by its header and define_compiled") {
+  const auto headers = read_headers();
+  const Header& library = headers.at("define_compiled.hpp");
+  std::vector<std::string> wrong;
+  for (const auto& [file, header] : headers) {
+    if (defined_apart(file) &&
+        std::find(library.ours.begin(), library.ours.end(), file) == library.ours.end())
+      wrong.push_back(file + " is not included by define_compiled.hpp");
+    for (const std::string& target : header.ours) {
+      if (!defined_apart(target) || file == "define_compiled.hpp") continue;
+      // Its own header: "graph/graph_inl.hpp" belongs to "graph/graph.hpp".
+      const std::string own = target.ends_with("_inl.hpp")
+                                  ? target.substr(0, target.size() - 8) + ".hpp"
+                                  : "backend/cpu/cpu_backend.hpp";
+      if (file != own) wrong.push_back(file + " includes " + target);
+    }
+  }
+  std::string list;
+  for (const std::string& w : wrong) list += "\n  " + w;
+  INFO("definitions reached the wrong way:" << list);
+  CHECK(wrong.empty());
+}
+
+TEST_CASE("architecture: with SYMFLOW_COMPILED the umbrella reaches no kernel library") {
+  const auto headers = read_headers();
+  const std::vector<std::string> kernel_libraries = {"Eigen/", "unsupported/Eigen", "xtensor/",
+                                                     "xtl/",   "nlohmann/",         "thrust/"};
+  std::vector<std::string> found;
+  std::set<std::string> seen{"symflow.hpp"};
+  std::vector<std::string> todo{"symflow.hpp"};
+  while (!todo.empty()) {
+    const std::string at = todo.back();
+    todo.pop_back();
+    const Header& header = headers.at(at);
+    for (const std::string& lib : header.others)
+      for (const std::string& prefix : kernel_libraries)
+        if (lib.rfind(prefix, 0) == 0) found.push_back("<" + lib + "> in " + at);
+    for (const std::string& next : header.ours)
+      if (!defined_apart(next) && seen.insert(next).second) todo.push_back(next);
+  }
+  std::string list;
+  for (const std::string& f : found) list += "\n  " + f;
+  INFO("kernel libraries reached:" << list);
+  CHECK(found.empty());
+  CHECK(seen.count("runtime/session.hpp") == 1);  // the walk did reach the Session
+}
+
 TEST_CASE("architecture: the rule's layer names are the folders' own") {
   CHECK(layer_of("ops/defs/math.hpp") == "ops/defs");
   CHECK(layer_of("ops/math_ops.hpp") == "ops");

@@ -20,7 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
+#include <symflow/backend/kernel_context.hpp>
 #include <symflow/backend/thread_pool.hpp>
+#include <symflow/ops/registry.hpp>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_backend_parallel_kernels_test {

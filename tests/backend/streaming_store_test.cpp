@@ -8,7 +8,10 @@
 #include <span>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/cpu/fused_kernel.hpp>
+#include <symflow/backend/kernel_context.hpp>
+#include <symflow/runtime/executor.hpp>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_backend_streaming_store_test {

@@ -19,6 +19,7 @@
 #include <symflow/io/atomic_file.hpp>
 #include <symflow/io/checkpoint_bundle.hpp>
 #include <symflow/io/crc32c.hpp>
+#include <symflow/io/graph_def_json.hpp>
 
 namespace symflow_test_io_checkpoint_bundle_test {
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <symflow/ops/registry.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/gradients.hpp>
 

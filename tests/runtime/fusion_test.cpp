@@ -12,7 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/cpu/fused_kernel.hpp>
+#include <symflow/runtime/executor.hpp>
 #include <symflow/symflow.hpp>
 
 #include "../test_util.hpp"

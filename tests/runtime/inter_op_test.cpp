@@ -12,7 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/cpu/fused_kernel.hpp>
+#include <symflow/ops/registry.hpp>
+#include <symflow/runtime/executor.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/train.hpp>
 

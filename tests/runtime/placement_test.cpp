@@ -10,6 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
+#include <symflow/backend/devices.hpp>
+#include <symflow/runtime/placement.hpp>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_runtime_placement_test {

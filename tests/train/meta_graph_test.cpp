@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <symflow/io/graph_def_json.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/import_meta_graph.hpp>
 #include <symflow/train/meta_graph.hpp>
+#include <symflow/train/meta_graph_json.hpp>
 #include <symflow/train/saver.hpp>
 
 #include "../test_util.hpp"

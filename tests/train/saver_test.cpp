@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include <symflow/io/checkpoint_bundle.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/checkpoint_state.hpp>
 #include <symflow/train/saver.hpp>

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <symflow/ops/registry.hpp>
 #include <symflow/symflow.hpp>
 
 #include "../test_util.hpp"

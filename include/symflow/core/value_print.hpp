@@ -12,7 +12,7 @@
 // notation from 1e6 rather than 1e8, and the repr of a summarised array names its shape.)
 
 //
-// This header declares; core/value_print_impl.hpp defines (detail/config.hpp).
+// This header declares; core/value_print_inl.hpp defines (detail/config.hpp).
 
 #include <ostream>
 #include <string>
@@ -43,5 +43,5 @@ SYMFLOW_INLINE std::ostream& operator<<(std::ostream& os, const std::vector<Valu
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/core/value_print_impl.hpp"
+#include "symflow/core/value_print_inl.hpp"
 #endif

@@ -2,7 +2,7 @@
 // Graph: a handle to a graph's state, plus the per-thread default-graph stack.
 // Operations are added with create_op, which applies TensorFlow's naming, the
 // enclosing control dependencies and device, and build-time shape inference.
-// graph/graph_impl.hpp defines what this header declares (detail/config.hpp).
+// graph/graph_inl.hpp defines what this header declares (detail/config.hpp).
 
 #include <memory>
 #include <string>
@@ -184,5 +184,5 @@ inline Graph Output::graph() const { return op_.graph(); }
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/graph/graph_impl.hpp"
+#include "symflow/graph/graph_inl.hpp"
 #endif

@@ -129,5 +129,5 @@ class device {
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/graph/scopes_impl.hpp"
+#include "symflow/graph/scopes_inl.hpp"
 #endif

@@ -33,6 +33,7 @@
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/io/atomic_file.hpp"
+#include "symflow/io/checkpoint_paths.hpp"
 #include "symflow/io/crc32c.hpp"
 
 namespace symflow {
@@ -51,11 +52,6 @@ struct BundleEntry {
 
 inline constexpr std::string_view kCheckpointFormat = "symflow.checkpoint";
 inline constexpr int kCheckpointVersion = 1;
-
-inline std::string index_path(std::string_view prefix) { return std::string(prefix) + ".index"; }
-inline std::string data_path(std::string_view prefix) {
-  return std::string(prefix) + ".data-00000-of-00001";
-}
 
 }  // namespace io
 
@@ -246,12 +242,6 @@ inline void write_bundle(const std::string& prefix,
   // No trailing newline: then every proper prefix of the index is invalid JSON, so
   // a truncated index is always detected.
   write_file_atomically(index_path(prefix), index.dump(2));
-}
-
-// Whether a complete bundle exists at `prefix`: its index file does.
-inline bool bundle_exists(std::string_view prefix) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(index_path(prefix), ec);
 }
 
 // Reads a bundle. The constructor reads and checks the whole index (and the data

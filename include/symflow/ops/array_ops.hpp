@@ -113,5 +113,5 @@ Tensor<T> ones(const Shape& shape, std::string_view name = {}) {
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/ops/array_ops_impl.hpp"
+#include "symflow/ops/array_ops_inl.hpp"
 #endif

@@ -84,5 +84,5 @@ Tensor<T> constant(std::initializer_list<T> values, const Shape& shape,
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/ops/const_op_impl.hpp"
+#include "symflow/ops/const_op_inl.hpp"
 #endif

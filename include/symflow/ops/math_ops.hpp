@@ -146,5 +146,5 @@ Tensor<D> cast(const Output& x, std::string_view name = {}) {
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/ops/math_ops_impl.hpp"
+#include "symflow/ops/math_ops_inl.hpp"
 #endif

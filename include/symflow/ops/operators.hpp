@@ -279,5 +279,5 @@ requires(!std::is_same_v<T, bool>) void operator~(const Tensor<T>&) {
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/ops/operators_impl.hpp"
+#include "symflow/ops/operators_inl.hpp"
 #endif

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "symflow/ops/operators.hpp"
 #include "symflow/train/optimizer.hpp"
 
 namespace symflow::train {

@@ -15,7 +15,7 @@
 
 #include "symflow/core/errors.hpp"
 #include "symflow/io/atomic_file.hpp"
-#include "symflow/io/checkpoint_bundle.hpp"
+#include "symflow/io/checkpoint_paths.hpp"
 #include "symflow/io/graph_def_text.hpp"
 
 namespace symflow::train {

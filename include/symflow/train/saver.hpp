@@ -8,6 +8,8 @@
 // in the order .meta, .data, .index, `checkpoint`; old checkpoints are deleted only
 // after the state file stops naming them. Killed at any point, a save leaves the
 // previous checkpoint whole and still found by latest_checkpoint().
+//
+// train/saver_inl.hpp defines what this header declares.
 
 #include <chrono>
 #include <concepts>
@@ -21,7 +23,7 @@
 #include <vector>
 
 #include "symflow/core/errors.hpp"
-#include "symflow/io/checkpoint_bundle.hpp"
+#include "symflow/detail/config.hpp"
 #include "symflow/runtime/session.hpp"
 #include "symflow/train/checkpoint_state.hpp"
 #include "symflow/train/meta_graph.hpp"
@@ -118,30 +120,7 @@ class Saver {
 
   // Puts the values saved at `save_path` into the session's variables. Every value is
   // read and checked before the first variable changes: a failed restore changes none.
-  void restore(Session& sess, const std::string& save_path) const {
-    check_session(sess);
-    if (!io::bundle_exists(save_path))
-      throw ValueError("The passed save_path is not a valid checkpoint: " + save_path);
-    io::BundleReader reader(save_path);
-    std::vector<std::pair<const Variable*, Value>> values;
-    for (const auto& [name, v] : var_list_) {
-      auto it = reader.entries().find(name);
-      if (it == reader.entries().end())
-        throw NotFoundError("Key " + name + " not found in checkpoint " + save_path);
-      const io::BundleEntry& e = it->second;
-      if (e.dtype != v.dtype())
-        throw InvalidArgumentError(
-            "tensor_name = " + name + "; expected dtype " + std::string(dtype_name(v.dtype())) +
-            " does not equal original dtype " + std::string(dtype_name(e.dtype)) +
-            " in checkpoint " + save_path);
-      if (!v.shape().is_compatible_with(e.shape))
-        throw InvalidArgumentError("tensor_name = " + name + "; the variable " + v.op().name() +
-                                   " has shape " + v.shape().to_string() + " but checkpoint " +
-                                   save_path + " holds shape " + Shape(e.shape).to_string());
-      values.emplace_back(&v, reader.read(name));
-    }
-    for (auto& [v, value] : values) sess.load_variable(v->op(), value);
-  }
+  void restore(Session& sess, const std::string& save_path) const;
 
   // The checkpoints this Saver keeps, oldest first.
   std::vector<std::string> last_checkpoints() const {
@@ -151,11 +130,7 @@ class Saver {
   }
   // Takes over checkpoints written by an earlier Saver (after a restart), so that
   // max_to_keep counts them; the ones that no longer exist are dropped.
-  void recover_last_checkpoints(const std::vector<std::string>& paths) {
-    last_checkpoints_.clear();
-    for (const std::string& p : paths)
-      if (io::bundle_exists(p)) last_checkpoints_.emplace_back(p, now());
-  }
+  void recover_last_checkpoints(const std::vector<std::string>& paths);
 
   SaverDef as_saver_def() const {
     SaverDef def;
@@ -202,36 +177,7 @@ class Saver {
   }
 
   std::string save_at(Session& sess, const std::string& save_path, const std::string& prefix,
-                      const SaveOptions& options) {
-    check_session(sess);
-    namespace fs = std::filesystem;
-    fs::path parent = fs::path(prefix).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !fs::is_directory(parent, ec))
-      throw NotFoundError("Parent directory of " + save_path + " doesn't exist, can't save.");
-
-    std::vector<Fetch> fetches;
-    for (const auto& [name, v] : var_list_) fetches.emplace_back(v.ref());
-    std::vector<Value> values = fetches.empty() ? std::vector<Value>{} : sess.run(fetches);
-    std::vector<std::pair<std::string, Value>> tensors;
-    std::size_t i = 0;
-    for (const auto& [name, v] : var_list_) tensors.emplace_back(name, std::move(values[i++]));
-
-    // The .meta first and the index last: whatever exists after a crash, the state
-    // file never names a checkpoint with a missing part.
-    if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
-    io::write_bundle(prefix, tensors);
-
-    std::vector<std::string> to_delete = record(prefix);
-    if (options.write_state) {
-      std::string dir = parent.empty() ? std::string(".") : parent.string();
-      std::vector<std::string> kept = last_checkpoints();
-      if (options_.max_to_keep <= 0) kept = {prefix};
-      update_checkpoint_state(dir, prefix, kept, options.latest_filename);
-    }
-    for (const std::string& old : to_delete) delete_checkpoint(old, options.meta_graph_suffix);
-    return prefix;
-  }
+                      const SaveOptions& options);
 
   // Adds `prefix` as the newest checkpoint and returns those that fall out of the
   // max_to_keep window (minus the ones kept by keep_checkpoint_every_n_hours).
@@ -252,11 +198,7 @@ class Saver {
     return out;
   }
 
-  static void delete_checkpoint(const std::string& prefix, const std::string& meta_suffix) {
-    io::remove_file_if_exists(io::index_path(prefix));
-    io::remove_file_if_exists(io::data_path(prefix));
-    io::remove_file_if_exists(prefix + "." + meta_suffix);
-  }
+  static void delete_checkpoint(const std::string& prefix, const std::string& meta_suffix);
 
   VarMap var_list_;
   SaverOptions options_;
@@ -266,3 +208,7 @@ class Saver {
 };
 
 }  // namespace symflow::train
+
+#if !defined(SYMFLOW_COMPILED)
+#include "symflow/train/saver_inl.hpp"
+#endif

@@ -1,0 +1,458 @@
+#pragma once
+// write_graph's and read_graph's definitions and the protobuf text reader (io/graph_io.hpp
+// declares them): included by that header in a header-only program, and by
+// symflow/define_compiled.hpp alone in a program built with SYMFLOW_COMPILED.
+
+#include <cctype>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "symflow/core/attr_value.hpp"
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/core/value.hpp"
+#include "symflow/detail/config.hpp"
+#include "symflow/graph/graph_def.hpp"
+#include "symflow/io/atomic_file.hpp"
+#include "symflow/io/graph_def_json.hpp"
+#include "symflow/io/graph_def_text.hpp"
+#include "symflow/io/graph_io.hpp"
+
+namespace symflow {
+
+namespace detail::graph_io {
+
+// A parsed protobuf text message: fields in order, each a scalar token or a message.
+struct TextField;
+struct TextMessage {
+  std::vector<TextField> fields;
+};
+struct TextField {
+  std::string name;
+  int line = 0;
+  bool is_message = false;
+  bool is_string = false;  // a quoted (and unescaped) string
+  std::string scalar;      // the token, or the string's bytes
+  std::shared_ptr<TextMessage> message;
+};
+
+// A recursive-descent reader for the subset of protobuf's text format that
+// graph_def_text.hpp writes (and protobuf's usual variations: '<' '>' brackets,
+// optional ':' before a message, ',' or ';' separators, '#' comments).
+class TextParser {
+ public:
+  TextParser(std::string_view text, std::string source) : text_(text), source_(std::move(source)) {}
+
+  TextMessage parse() {
+    TextMessage root = parse_fields('\0', 0);
+    return root;
+  }
+
+  [[noreturn]] void fail(int line, const std::string& what) const {
+    throw DataLossError(source_ + ":" + std::to_string(line) + ": " + what);
+  }
+
+ private:
+  static constexpr int kMaxDepth = 64;
+
+  void skip_space() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == '\n') {
+        ++line_, ++pos_;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == ',' || c == ';') {
+        ++pos_;
+      } else if (c == '#') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      } else {
+        break;
+      }
+    }
+  }
+
+  static bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+  static bool is_scalar_char(char c) {
+    return is_ident_char(c) || c == '-' || c == '+' || c == '.';
+  }
+
+  std::string identifier() {
+    std::size_t start = pos_;
+    while (pos_ < text_.size() && is_ident_char(text_[pos_])) ++pos_;
+    if (start == pos_)
+      fail(line_, "expected a field name, got '" + std::string(1, text_[pos_]) + "'");
+    return std::string(text_.substr(start, pos_ - start));
+  }
+
+  std::string quoted() {
+    char quote = text_[pos_++];
+    std::string out;
+    for (;;) {
+      if (pos_ >= text_.size() || text_[pos_] == '\n') fail(line_, "unterminated string");
+      char c = text_[pos_++];
+      if (c == quote) break;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos_ >= text_.size()) fail(line_, "unterminated string");
+      if (auto error = symflow::detail::read_c_escape(text_, pos_, out)) fail(line_, *error);
+    }
+    return out;
+  }
+
+  // Fields until `close` ('\0' for the end of the text).
+  TextMessage parse_fields(char close, int depth) {
+    if (depth > kMaxDepth) fail(line_, "messages nested too deeply");
+    TextMessage msg;
+    for (;;) {
+      skip_space();
+      if (pos_ >= text_.size()) {
+        if (close != '\0') fail(line_, std::string("expected '") + close + "', got end of input");
+        return msg;
+      }
+      if (text_[pos_] == close) {
+        ++pos_;
+        return msg;
+      }
+      TextField f;
+      f.line = line_;
+      f.name = identifier();
+      skip_space();
+      bool colon = pos_ < text_.size() && text_[pos_] == ':';
+      if (colon) ++pos_, skip_space();
+      if (pos_ >= text_.size()) fail(line_, "expected a value for field '" + f.name + "'");
+      char c = text_[pos_];
+      if (c == '{' || c == '<') {
+        ++pos_;
+        f.is_message = true;
+        f.message = std::make_shared<TextMessage>(parse_fields(c == '{' ? '}' : '>', depth + 1));
+      } else if (!colon) {
+        fail(line_, "expected ':' or '{' after field '" + f.name + "'");
+      } else if (c == '"' || c == '\'') {
+        f.is_string = true;
+        f.scalar = quoted();
+        // Adjacent strings concatenate, as in C.
+        for (skip_space(); pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'');
+             skip_space())
+          f.scalar += quoted();
+      } else {
+        std::size_t start = pos_;
+        while (pos_ < text_.size() && is_scalar_char(text_[pos_])) ++pos_;
+        if (start == pos_)
+          fail(line_,
+               "expected a value for field '" + f.name + "', got '" + std::string(1, c) + "'");
+        f.scalar = std::string(text_.substr(start, pos_ - start));
+      }
+      msg.fields.push_back(std::move(f));
+    }
+  }
+
+  std::string_view text_;
+  std::string source_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+};
+
+// Turns parsed text messages into GraphDef parts, with errors naming the line.
+class TextReader {
+ public:
+  explicit TextReader(const TextParser& parser) : parser_(parser) {}
+
+  GraphDef graph_def(const TextMessage& root) {
+    GraphDef def;
+    def.producer = 0;
+    for (const TextField& f : root.fields) {
+      if (f.name == "node") {
+        def.node.push_back(node_def(message(f)));
+      } else if (f.name == "versions") {
+        for (const TextField& v : message(f).fields)
+          if (v.name == "producer")
+            def.producer = static_cast<int>(integer(v, -(1LL << 31), (1LL << 31) - 1));
+      } else if (f.name != "library") {
+        parser_.fail(f.line,
+                     "unknown field '" + f.name + "' in GraphDef: expected 'node' or 'versions'");
+      }
+    }
+    return def;
+  }
+
+ private:
+  const TextMessage& message(const TextField& f) const {
+    if (!f.is_message) parser_.fail(f.line, "expected field '" + f.name + "' to be a message");
+    return *f.message;
+  }
+  const std::string& string(const TextField& f) const {
+    if (f.is_message || !f.is_string)
+      parser_.fail(f.line, "expected field '" + f.name + "' to be a quoted string");
+    return f.scalar;
+  }
+  const std::string& token(const TextField& f) const {
+    if (f.is_message || f.is_string)
+      parser_.fail(f.line, "expected field '" + f.name + "' to be a number or an enum name");
+    return f.scalar;
+  }
+  std::int64_t integer(const TextField& f, long long lo = std::numeric_limits<long long>::min(),
+                       long long hi = std::numeric_limits<long long>::max()) const {
+    const std::string& t = token(f);
+    errno = 0;
+    char* end = nullptr;
+    long long v = std::strtoll(t.c_str(), &end, 10);
+    if (t.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+      parser_.fail(f.line,
+                   "expected field '" + f.name + "' to be an integer in range, got '" + t + "'");
+    return v;
+  }
+  double real(const TextField& f, bool as_float) const {
+    std::string t = token(f);
+    // protobuf also writes "inf", "-inf", "nan", and may suffix floats with 'f'.
+    if (t.size() > 1 && (t.back() == 'f' || t.back() == 'F') &&
+        t.find_first_of("0123456789") != std::string::npos && t != "inf" && t != "-inf")
+      t.pop_back();
+    char* end = nullptr;
+    double v =
+        as_float ? static_cast<double>(std::strtof(t.c_str(), &end)) : std::strtod(t.c_str(), &end);
+    if (t.empty() || *end != '\0')
+      parser_.fail(f.line, "expected field '" + f.name + "' to be a number, got '" + t + "'");
+    return v;
+  }
+  bool boolean(const TextField& f) const {
+    const std::string& t = token(f);
+    if (t == "true" || t == "True" || t == "1") return true;
+    if (t == "false" || t == "False" || t == "0") return false;
+    parser_.fail(f.line, "expected field '" + f.name + "' to be true or false, got '" + t + "'");
+  }
+  DType dtype(const TextField& f) const {
+    const std::string& t = token(f);
+    try {
+      return dtype_from_enum_name(t);
+    } catch (const ValueError&) {
+      parser_.fail(f.line, "unknown dtype '" + t +
+                               "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
+                               "DT_UINT8, DT_BOOL");
+    }
+  }
+
+  Shape shape(const TextMessage& m) const {
+    Dims dims;
+    bool unknown = false;
+    for (const TextField& f : m.fields) {
+      if (f.name == "unknown_rank") {
+        unknown = boolean(f);
+      } else if (f.name == "dim") {
+        std::int64_t size = 0;
+        for (const TextField& d : message(f).fields)
+          if (d.name == "size")
+            size = integer(d, -1);
+          else if (d.name != "name")
+            parser_.fail(d.line, "unknown field '" + d.name + "' in a dim");
+        dims.push_back(size);
+      } else {
+        parser_.fail(f.line,
+                     "unknown field '" + f.name + "' in a shape: expected 'dim' or 'unknown_rank'");
+      }
+    }
+    if (unknown) return Shape::unknown();
+    return Shape(std::move(dims));
+  }
+
+  Value tensor(const TextMessage& m, int line) const {
+    DType type = DType::invalid;
+    Dims dims;
+    const std::string* content = nullptr;
+    std::vector<const TextField*> vals;
+    for (const TextField& f : m.fields) {
+      if (f.name == "dtype") {
+        type = dtype(f);
+      } else if (f.name == "tensor_shape") {
+        Shape s = shape(message(f));
+        if (!s.is_fully_defined()) parser_.fail(f.line, "a tensor's shape must be fully defined");
+        dims = s.dims();
+      } else if (f.name == "tensor_content") {
+        content = &string(f);
+      } else if (f.name == "float_val" || f.name == "double_val" || f.name == "int_val" ||
+                 f.name == "int64_val" || f.name == "bool_val") {
+        vals.push_back(&f);
+      } else if (f.name != "version_number") {
+        parser_.fail(f.line, "unknown field '" + f.name + "' in a tensor");
+      }
+    }
+    if (type == DType::invalid) parser_.fail(line, "a tensor needs a 'dtype'");
+    std::uint64_t n = 1;
+    for (auto d : dims) {
+      if (d != 0 && n > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(d))
+        parser_.fail(line, "tensor shape " + dims_to_string(dims) + " is too large");
+      n *= static_cast<std::uint64_t>(d);
+    }
+    if (content) {
+      if (content->size() != n * dtype_size(type))
+        parser_.fail(line, "the tensor's 'tensor_content' has " + std::to_string(content->size()) +
+                               " bytes, expected " + std::to_string(n * dtype_size(type)) +
+                               " for shape " + dims_to_string(dims) + " of " +
+                               std::string(dtype_enum_name(type)));
+      if (type == DType::bool_)
+        for (char c : *content)
+          if (c != 0 && c != 1) parser_.fail(line, "the bytes of a DT_BOOL tensor must be 0 or 1");
+    }
+    if (!vals.empty() && vals.size() > n)
+      parser_.fail(line, "the tensor has " + std::to_string(vals.size()) + " values for " +
+                             std::to_string(n) + " elements");
+    Value v(type, dims);
+    if (content) {
+      if (!content->empty()) std::memcpy(v.raw_data(), content->data(), content->size());
+      return v;
+    }
+    // Fewer values than elements: the last one repeats (protobuf's TensorProto rule).
+    visit_dtype(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* out = v.data<T>();
+      T last{};
+      for (std::uint64_t i = 0; i < n && !vals.empty(); ++i) {
+        if (i < vals.size()) {
+          const TextField& f = *vals[i];
+          if constexpr (std::is_same_v<T, bool>)
+            last = boolean(f);
+          else if constexpr (std::is_floating_point_v<T>)
+            last = static_cast<T>(real(f, std::is_same_v<T, float>));
+          else
+            last =
+                static_cast<T>(integer(f, static_cast<long long>(std::numeric_limits<T>::lowest()),
+                                       static_cast<long long>(std::numeric_limits<T>::max())));
+        }
+        out[i] = last;
+      }
+    });
+    return v;
+  }
+
+  AttrValue attr_value(const TextMessage& m, int line) const {
+    if (m.fields.size() != 1)
+      parser_.fail(line, "expected an attr value with exactly one field, got " +
+                             std::to_string(m.fields.size()));
+    const TextField& f = m.fields[0];
+    if (f.name == "type") return dtype(f);
+    if (f.name == "shape") return shape(message(f));
+    if (f.name == "tensor") return tensor(message(f), f.line);
+    if (f.name == "i") return integer(f);
+    if (f.name == "f") return real(f, true);
+    if (f.name == "b") return boolean(f);
+    if (f.name == "s") return string(f);
+    if (f.name == "list") {
+      const TextMessage& list = message(f);
+      bool has_s = false;
+      for (const TextField& item : list.fields) has_s = has_s || item.name == "s";
+      // An empty `list {}` has no kind; it reads as an empty list of ints.
+      if (has_s) {
+        StringList out;
+        for (const TextField& item : list.fields) {
+          if (item.name != "s")
+            parser_.fail(item.line, "a list mixes 's' with '" + item.name + "'");
+          out.items.push_back(string(item));
+        }
+        return out;
+      }
+      IntList out;
+      for (const TextField& item : list.fields) {
+        if (item.name != "i")
+          parser_.fail(item.line, "unsupported list kind '" + item.name + "': expected 'i' or 's'");
+        out.items.push_back(integer(item));
+      }
+      return out;
+    }
+    parser_.fail(f.line, "unknown attr kind '" + f.name +
+                             "': expected one of type, shape, tensor, i, f, b, s, list");
+  }
+
+  NodeDef node_def(const TextMessage& m) const {
+    NodeDef n;
+    for (const TextField& f : m.fields) {
+      if (f.name == "name") {
+        n.name = string(f);
+      } else if (f.name == "op") {
+        n.op = string(f);
+      } else if (f.name == "input") {
+        n.input.push_back(string(f));
+      } else if (f.name == "device") {
+        n.device = string(f);
+      } else if (f.name == "attr") {
+        const TextField* key = nullptr;
+        const TextField* value = nullptr;
+        for (const TextField& kv : message(f).fields) {
+          if (kv.name == "key")
+            key = &kv;
+          else if (kv.name == "value")
+            value = &kv;
+          else
+            parser_.fail(kv.line, "unknown field '" + kv.name + "' in an attr entry");
+        }
+        if (!key || !value) parser_.fail(f.line, "an attr entry needs a 'key' and a 'value'");
+        n.attr.insert_or_assign(string(*key), attr_value(message(*value), value->line));
+      } else {
+        parser_.fail(f.line, "unknown field '" + f.name +
+                                 "' in a node: expected name, op, input, device or attr");
+      }
+    }
+    if (n.name.empty() || n.op.empty()) {
+      int line = m.fields.empty() ? 0 : m.fields.front().line;
+      parser_.fail(line, "a node needs a 'name' and an 'op'");
+    }
+    return n;
+  }
+
+  const TextParser& parser_;
+};
+
+}  // namespace detail::graph_io
+
+namespace io {
+
+// A GraphDef from protobuf's text format (what to_text and write_graph(as_text) write).
+SYMFLOW_INLINE GraphDef parse_graph_def_text(std::string_view text, std::string_view source_name) {
+  detail::graph_io::TextParser parser(text, std::string(source_name));
+  detail::graph_io::TextMessage root = parser.parse();
+  return detail::graph_io::TextReader(parser).graph_def(root);
+}
+
+}  // namespace io
+
+// tf.io.write_graph: writes `graph_def` to logdir/name (creating logdir) as protobuf
+// text when `as_text`, else as symflow's GraphDef JSON, and returns the file's path.
+SYMFLOW_INLINE std::string write_graph(const GraphDef& graph_def, const std::string& logdir,
+                                       const std::string& name, bool as_text) {
+  std::filesystem::path dir(logdir);
+  std::error_code ec;
+  if (!dir.empty()) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      throw FailedPreconditionError("Failed to create directory " + logdir + "; " + ec.message());
+  }
+  std::filesystem::path path = dir / name;
+  std::string bytes = as_text ? to_text(graph_def) : io::serialize_graph_def(graph_def, true);
+  io::write_file_atomically(path, std::string_view(bytes));
+  return path.string();
+}
+
+// Reads a file written by write_graph, in either format. A missing file is a
+// NotFoundError; a malformed one a DataLossError naming the file.
+SYMFLOW_INLINE GraphDef read_graph(const std::string& path) {
+  std::string bytes = io::read_file(path);
+  auto first = bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && bytes[first] == '{') return io::parse_graph_def(bytes, path);
+  return io::parse_graph_def_text(bytes, path);
+}
+
+}  // namespace symflow

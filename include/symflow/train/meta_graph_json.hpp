@@ -1,0 +1,203 @@
+#pragma once
+// A MetaGraphDef as JSON (docs/formats.md): what export_meta_graph writes and
+// read_meta_graph_file reads.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "symflow/core/errors.hpp"
+#include "symflow/graph/collections.hpp"
+#include "symflow/graph/graph.hpp"
+#include "symflow/io/graph_def_json.hpp"
+#include "symflow/train/meta_graph.hpp"
+#include "symflow/version.hpp"
+
+namespace symflow::train {
+
+namespace detail::meta_graph {
+
+// Non-finite doubles have no JSON spelling: they are written as strings.
+inline nlohmann::json number_to_json(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  return x;
+}
+inline double number_from_json(const nlohmann::json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "NaN") return std::nan("");
+    if (s == "Infinity") return HUGE_VAL;
+    if (s == "-Infinity") return -HUGE_VAL;
+  }
+  return j.get<double>();  // throws a type_error for anything else
+}
+
+template <class List>
+nlohmann::json list_to_json(const List& list) {
+  nlohmann::json values = nlohmann::json::array();
+  for (const auto& v : list.value) {
+    if constexpr (std::is_same_v<List, FloatList>)
+      values.push_back(number_to_json(v));
+    else
+      values.push_back(v);
+  }
+  return {{"value", values}};
+}
+
+// The collection `key` of `graph` as a CollectionDef; a collection mixing graph
+// elements with plain values, or strings with numbers, has no CollectionDef form.
+inline CollectionDef collection_to_def(const Graph& graph, const std::string& key) {
+  std::optional<CollectionDef> def;
+  auto mixed = [&] {
+    return ValueError("Collection '" + key +
+                      "' cannot be exported: it mixes kinds of items. A collection holds "
+                      "operations and tensors, or strings, or integers, or floats.");
+  };
+  for (const CollectionValue& item : graph.get_collection(key)) {
+    std::visit(
+        [&](const auto& x) {
+          using X = std::decay_t<decltype(x)>;
+          using List = std::conditional_t<
+              std::is_same_v<X, Operation> || std::is_same_v<X, Output>, NodeList,
+              std::conditional_t<
+                  std::is_same_v<X, std::string>, BytesList,
+                  std::conditional_t<std::is_same_v<X, std::int64_t>, Int64List, FloatList>>>;
+          if (!def) def = List{};
+          auto* list = std::get_if<List>(&*def);
+          if (!list) throw mixed();
+          if constexpr (std::is_same_v<X, Operation>)
+            list->value.push_back(x.name());
+          else if constexpr (std::is_same_v<X, Output>)
+            list->value.push_back(x.name());
+          else
+            list->value.push_back(x);
+        },
+        item);
+  }
+  return def ? *def : CollectionDef{NodeList{}};
+}
+
+}  // namespace detail::meta_graph
+
+inline nlohmann::json meta_graph_to_json(const MetaGraphDef& m) {
+  using namespace detail::meta_graph;
+  nlohmann::json j;
+  j["format"] = kMetaGraphFormat;
+  j["version"] = kMetaGraphFormatVersion;
+  j["meta_info_def"] = {{"meta_graph_version", m.meta_info_def.meta_graph_version},
+                        {"tags", m.meta_info_def.tags},
+                        {"stripped_op_list", m.meta_info_def.stripped_op_list},
+                        {"symflow_version", m.meta_info_def.symflow_version}};
+  j["graph_def"] = io::graph_def_to_json(m.graph_def);
+  if (m.saver_def) {
+    const SaverDef& s = *m.saver_def;
+    j["saver_def"] = {
+        {"var_list", s.var_list},
+        {"max_to_keep", s.max_to_keep},
+        {"keep_checkpoint_every_n_hours", number_to_json(s.keep_checkpoint_every_n_hours)},
+        {"sharded", s.sharded},
+        {"version", s.version}};
+  }
+  nlohmann::json collections = nlohmann::json::object();
+  for (const auto& [key, def] : m.collection_def) {
+    collections[key] = std::visit(
+        [](const auto& list) -> nlohmann::json {
+          using L = std::decay_t<decltype(list)>;
+          std::string_view kind = std::is_same_v<L, NodeList>    ? "node_list"
+                                  : std::is_same_v<L, BytesList> ? "bytes_list"
+                                  : std::is_same_v<L, Int64List> ? "int64_list"
+                                                                 : "float_list";
+          return {{std::string(kind), list_to_json(list)}};
+        },
+        def);
+  }
+  j["collection_def"] = collections;
+  return j;
+}
+
+// Parses a MetaGraphDef; anything that is not one is a DataLossError naming `source`.
+inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_view source) {
+  using namespace detail::meta_graph;
+  std::string where(source);
+  std::string field;
+  try {
+    if (!j.is_object())
+      throw DataLossError(where + ": expected a JSON object holding a MetaGraphDef");
+    field = "format";
+    if (j.at("format").get<std::string>() != kMetaGraphFormat)
+      throw DataLossError(where + ": \"format\" is " + j.at("format").dump() + ", expected \"" +
+                          std::string(kMetaGraphFormat) + "\"");
+    field = "version";
+    if (int v = j.at("version").get<int>(); v != kMetaGraphFormatVersion)
+      throw DataLossError(where + ": MetaGraph format version " + std::to_string(v) +
+                          " is not supported; this symflow reads version " +
+                          std::to_string(kMetaGraphFormatVersion));
+    MetaGraphDef m;
+    field = "meta_info_def";
+    if (j.contains("meta_info_def")) {
+      const auto& info = j.at("meta_info_def");
+      m.meta_info_def.meta_graph_version = info.value("meta_graph_version", std::string());
+      m.meta_info_def.tags = info.value("tags", std::vector<std::string>{});
+      m.meta_info_def.stripped_op_list = info.value("stripped_op_list", std::vector<std::string>{});
+      m.meta_info_def.symflow_version = info.value("symflow_version", std::string());
+    }
+    field = "graph_def";
+    m.graph_def = io::graph_def_from_json(j.at("graph_def"));
+    if (j.contains("saver_def")) {
+      field = "saver_def";
+      const auto& s = j.at("saver_def");
+      SaverDef def;
+      def.var_list = s.at("var_list").get<std::map<std::string, std::string>>();
+      def.max_to_keep = s.value("max_to_keep", 5);
+      def.keep_checkpoint_every_n_hours =
+          s.contains("keep_checkpoint_every_n_hours")
+              ? number_from_json(s.at("keep_checkpoint_every_n_hours"))
+              : 10000.0;
+      def.sharded = s.value("sharded", false);
+      def.version = s.value("version", 2);
+      m.saver_def = std::move(def);
+    }
+    if (j.contains("collection_def")) {
+      for (const auto& [key, value] : j.at("collection_def").items()) {
+        field = "collection_def." + key;
+        if (!value.is_object() || value.size() != 1)
+          throw DataLossError(where + ": collection '" + key +
+                              "' must hold exactly one of node_list, bytes_list, int64_list, "
+                              "float_list");
+        auto only = value.begin();
+        const std::string& kind = only.key();
+        const nlohmann::json& list = only.value();
+        const auto& items = list.at("value");
+        if (kind == "node_list") {
+          m.collection_def[key] = NodeList{items.get<std::vector<std::string>>()};
+        } else if (kind == "bytes_list") {
+          m.collection_def[key] = BytesList{items.get<std::vector<std::string>>()};
+        } else if (kind == "int64_list") {
+          m.collection_def[key] = Int64List{items.get<std::vector<std::int64_t>>()};
+        } else if (kind == "float_list") {
+          FloatList floats;
+          for (const auto& x : items) floats.value.push_back(number_from_json(x));
+          m.collection_def[key] = std::move(floats);
+        } else {
+          throw DataLossError(where + ": collection '" + key + "' has the unknown kind '" + kind +
+                              "'; expected node_list, bytes_list, int64_list or float_list");
+        }
+      }
+    }
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    throw DataLossError(where + ": malformed MetaGraphDef at \"" + field + "\": " + e.what());
+  }
+}
+
+}  // namespace symflow::train

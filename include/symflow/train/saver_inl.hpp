@@ -1,0 +1,93 @@
+#pragma once
+// Saver's checkpoint reading and writing (train/saver.hpp declares them): included by that
+// header in a header-only program, and by symflow/define_compiled.hpp alone in a program
+// built with SYMFLOW_COMPILED.
+
+#include <chrono>
+#include <concepts>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symflow/detail/config.hpp"
+#include "symflow/io/checkpoint_bundle.hpp"
+#include "symflow/train/saver.hpp"
+
+namespace symflow::train {
+
+SYMFLOW_INLINE void Saver::restore(Session& sess, const std::string& save_path) const {
+  check_session(sess);
+  if (!io::bundle_exists(save_path))
+    throw ValueError("The passed save_path is not a valid checkpoint: " + save_path);
+  io::BundleReader reader(save_path);
+  std::vector<std::pair<const Variable*, Value>> values;
+  for (const auto& [name, v] : var_list_) {
+    auto it = reader.entries().find(name);
+    if (it == reader.entries().end())
+      throw NotFoundError("Key " + name + " not found in checkpoint " + save_path);
+    const io::BundleEntry& e = it->second;
+    if (e.dtype != v.dtype())
+      throw InvalidArgumentError("tensor_name = " + name + "; expected dtype " +
+                                 std::string(dtype_name(v.dtype())) +
+                                 " does not equal original dtype " +
+                                 std::string(dtype_name(e.dtype)) + " in checkpoint " + save_path);
+    if (!v.shape().is_compatible_with(e.shape))
+      throw InvalidArgumentError("tensor_name = " + name + "; the variable " + v.op().name() +
+                                 " has shape " + v.shape().to_string() + " but checkpoint " +
+                                 save_path + " holds shape " + Shape(e.shape).to_string());
+    values.emplace_back(&v, reader.read(name));
+  }
+  for (auto& [v, value] : values) sess.load_variable(v->op(), value);
+}
+
+SYMFLOW_INLINE void Saver::recover_last_checkpoints(const std::vector<std::string>& paths) {
+  last_checkpoints_.clear();
+  for (const std::string& p : paths)
+    if (io::bundle_exists(p)) last_checkpoints_.emplace_back(p, now());
+}
+
+SYMFLOW_INLINE std::string Saver::save_at(Session& sess, const std::string& save_path,
+                                          const std::string& prefix, const SaveOptions& options) {
+  check_session(sess);
+  namespace fs = std::filesystem;
+  fs::path parent = fs::path(prefix).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw NotFoundError("Parent directory of " + save_path + " doesn't exist, can't save.");
+
+  std::vector<Fetch> fetches;
+  for (const auto& [name, v] : var_list_) fetches.emplace_back(v.ref());
+  std::vector<Value> values = fetches.empty() ? std::vector<Value>{} : sess.run(fetches);
+  std::vector<std::pair<std::string, Value>> tensors;
+  std::size_t i = 0;
+  for (const auto& [name, v] : var_list_) tensors.emplace_back(name, std::move(values[i++]));
+
+  // The .meta first and the index last: whatever exists after a crash, the state
+  // file never names a checkpoint with a missing part.
+  if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
+  io::write_bundle(prefix, tensors);
+
+  std::vector<std::string> to_delete = record(prefix);
+  if (options.write_state) {
+    std::string dir = parent.empty() ? std::string(".") : parent.string();
+    std::vector<std::string> kept = last_checkpoints();
+    if (options_.max_to_keep <= 0) kept = {prefix};
+    update_checkpoint_state(dir, prefix, kept, options.latest_filename);
+  }
+  for (const std::string& old : to_delete) delete_checkpoint(old, options.meta_graph_suffix);
+  return prefix;
+}
+
+SYMFLOW_INLINE void Saver::delete_checkpoint(const std::string& prefix,
+                                             const std::string& meta_suffix) {
+  io::remove_file_if_exists(io::index_path(prefix));
+  io::remove_file_if_exists(io::data_path(prefix));
+  io::remove_file_if_exists(prefix + "." + meta_suffix);
+}
+
+}  // namespace symflow::train
