@@ -210,6 +210,19 @@ TEST_CASE("architecture: with SYMFLOW_COMPILED the umbrella reaches no kernel li
   INFO("kernel libraries reached:" << list);
   CHECK(found.empty());
   CHECK(seen.count("runtime/session.hpp") == 1);  // the walk did reach the Session
+  // ... and every graph builder a user may call: the umbrella is the whole API.
+  std::vector<std::string> missing;
+  for (const auto& [file, header] : headers) {
+    const std::string layer = layer_of(file);
+    const bool builder = (layer == "ops" && !file.ends_with("_grad.hpp") &&
+                          file != "ops/registry.hpp" && file != "ops/grad_context.hpp") ||
+                         layer == "variables" || layer == "layers";
+    if (builder && !defined_apart(file) && !seen.count(file)) missing.push_back(file);
+  }
+  std::string absent;
+  for (const std::string& m : missing) absent += "\n  " + m;
+  INFO("graph builders the umbrella misses:" << absent);
+  CHECK(missing.empty());
 }
 
 TEST_CASE("architecture: the rule's layer names are the folders' own") {
