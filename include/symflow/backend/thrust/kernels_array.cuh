@@ -65,26 +65,6 @@ using Counting = thrust::counting_iterator<Index>;
 
 // ---- device-safe helpers ------------------------------------------------------------
 
-// Integer arithmetic wraps (two's complement), as the CPU kernels' add_wrapping does.
-template <class T>
-SYMFLOW_HD T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
-  } else {
-    return a + b;
-  }
-}
-template <class T>
-SYMFLOW_HD T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
-  } else {
-    return a - b;
-  }
-}
-
 template <class T>
 struct TypeTag {
   using type = T;
@@ -552,7 +532,7 @@ struct SegmentSum {
     const Index k = o % inner;
     T acc = T(0);
     for (Index q = offsets[s]; q < offsets[s + 1]; ++q)
-      acc = wrap_add(acc, data[rows[q] * inner + k]);
+      acc = symflow::detail::add_wrapping(acc, data[rows[q] * inner + k]);
     out[o] = acc;
   }
 };

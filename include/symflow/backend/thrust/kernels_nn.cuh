@@ -2,16 +2,15 @@
 // Thrust kernels: the softmax family (Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits,
 // SparseSoftmaxCrossEntropyWithLogits), BiasAdd and BiasAddGrad.
 //
-// One device thread per row for the row-wise ops, computing the row exactly as the CPU
-// kernels of backend/cpu/kernels/nn.hpp do (shift by the row maximum, sum the
-// exponentials in order, ...): on the host systems the results are the CPU's bits; on
-// CUDA exp and log may differ from the host's libm by an ulp or two. BiasAdd is exact;
+// One device thread per row for the row-wise ops, each row computed by the functions the
+// CPU kernels of backend/cpu/kernels/nn.hpp call (ops/defs/nn.hpp: row_max, softmax_row,
+// softmax_xent_row, ...): on the host systems the results are the CPU's bits; on CUDA
+// exp and log may differ from the host's libm by an ulp or two. BiasAdd is exact;
 // BiasAddGrad is the device reduction of kernels_reduce.cuh, in the CPU's order (the
 // CPU's bits).
 // The only data format is NHWC, as on the CPU (the shape functions reject others).
 
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,27 +25,6 @@ namespace symflow::thrust_backend {
 
 namespace nn_kernels {
 
-// The row's largest element, as std::max_element finds it (the first of the largest;
-// a NaN is kept only when it comes first).
-template <class T>
-SYMFLOW_HD T row_max(const T* x, std::int64_t cols) {
-  T m = x[0];
-  for (std::int64_t j = 1; j < cols; ++j)
-    if (m < x[j]) m = x[j];
-  return m;
-}
-
-// y = softmax of the row x shifted by its maximum m, in the CPU's order; returns the sum of
-// the exponentials (for a log-sum-exp).
-template <class T>
-SYMFLOW_HD T softmax_row(const T* x, T m, T* y, std::int64_t cols) {
-  T sum = 0;
-  for (std::int64_t j = 0; j < cols; ++j) sum += (y[j] = std::exp(x[j] - m));
-  const T inv = T{1} / sum;
-  for (std::int64_t j = 0; j < cols; ++j) y[j] *= inv;
-  return sum;
-}
-
 // ---- Softmax, LogSoftmax ----------------------------------------------------------------------
 template <class T, bool Log>
 struct SoftmaxRows {
@@ -56,15 +34,10 @@ struct SoftmaxRows {
   SYMFLOW_HD void operator()(std::int64_t r) const {
     const T* xr = x + r * cols;
     T* yr = y + r * cols;
-    const T m = row_max(xr, cols);
-    if constexpr (Log) {
-      T sum = 0;
-      for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(xr[j] - m);
-      const T lse = std::log(sum);
-      for (std::int64_t j = 0; j < cols; ++j) yr[j] = xr[j] - m - lse;
-    } else {
-      softmax_row(xr, m, yr, cols);
-    }
+    if constexpr (Log)
+      symflow::detail::log_softmax_row(xr, yr, cols);
+    else
+      symflow::detail::softmax_row(xr, symflow::detail::row_max(xr, cols), yr, cols);
   }
 };
 
@@ -95,23 +68,7 @@ struct SoftmaxXentRows {
   T* b;        // backprop [rows, cols]
   std::int64_t cols;
   SYMFLOW_HD void operator()(std::int64_t r) const {
-    const T* xr = x + r * cols;
-    const T* pr = p + r * cols;
-    T* br = b + r * cols;
-    if (cols == 0) {
-      l[r] = 0;
-      return;
-    }
-    const T m = row_max(xr, cols);
-    T sum = 0;
-    for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
-    const T lse = std::log(sum), inv = T{1} / sum;
-    T acc = 0;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      acc += pr[j] * (lse - (xr[j] - m));
-      br[j] = br[j] * inv - pr[j];
-    }
-    l[r] = acc;
+    l[r] = symflow::detail::softmax_xent_row(x + r * cols, p + r * cols, b + r * cols, cols);
   }
 };
 
@@ -145,13 +102,8 @@ struct SparseSoftmaxXentRows {
   T* b;
   std::int64_t cols;
   SYMFLOW_HD void operator()(std::int64_t r) const {
-    const T* xr = x + r * cols;
-    T* br = b + r * cols;
-    const T m = row_max(xr, cols);
-    const T lse = std::log(softmax_row(xr, m, br, cols));
-    const auto label = static_cast<std::int64_t>(y[r]);
-    l[r] = lse - (xr[label] - m);
-    br[label] -= T{1};
+    l[r] = symflow::detail::sparse_softmax_xent_row(x + r * cols, static_cast<std::int64_t>(y[r]),
+                                                    b + r * cols, cols);
   }
 };
 
@@ -202,7 +154,7 @@ struct AddBias {
   T* y;
   std::int64_t channels;
   SYMFLOW_HD void operator()(std::int64_t i) const {
-    y[i] = reduce_kernels::wrap_add(x[i], b[i % channels]);
+    y[i] = symflow::detail::add_wrapping(x[i], b[i % channels]);
   }
 };
 

@@ -38,41 +38,11 @@ namespace symflow::thrust_backend {
 
 namespace reduce_kernels {
 
-// ---- device-safe arithmetic -------------------------------------------------------------
-// Integer arithmetic wraps around (two's complement), as detail::add_wrapping does.
-template <class T>
-SYMFLOW_HD T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-  } else {
-    return a + b;
-  }
-}
-template <class T>
-SYMFLOW_HD T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-  } else {
-    return a * b;
-  }
-}
-
-// The combiners of the reductions (the CPU's add_wrapping, mul_wrapping, MaximumFn,
-// MinimumFn and the bool reductions' && and ||).
-struct SumCombine {
-  template <class T>
-  SYMFLOW_HD T operator()(T a, T b) const {
-    return wrap_add(a, b);
-  }
-};
-struct ProdCombine {
-  template <class T>
-  SYMFLOW_HD T operator()(T a, T b) const {
-    return wrap_mul(a, b);
-  }
-};
+// The combiners of the reductions: the CPU's own for sums and products (integers wrap
+// around, ops/defs/math.hpp), and MaximumFn's, MinimumFn's and the bool reductions' &&
+// and || as device functors.
+using SumCombine = symflow::detail::AddWrappingFn;
+using ProdCombine = symflow::detail::MulWrappingFn;
 struct MaxCombine {  // NaN wins, as MaximumFn
   template <class T>
   SYMFLOW_HD T operator()(T a, T b) const {
@@ -426,15 +396,7 @@ struct Scan {
   std::int64_t len, inner;
   bool exclusive, reverse;
   SYMFLOW_HD void operator()(std::int64_t j) const {
-    const std::int64_t o = j / inner, i = j % inner;
-    T acc = IsProd ? T{1} : T{0};
-    for (std::int64_t s = 0; s < len; ++s) {
-      const std::int64_t k = reverse ? len - 1 - s : s;
-      const std::int64_t at = (o * len + k) * inner + i;
-      if (exclusive) y[at] = acc;
-      acc = IsProd ? wrap_mul(acc, x[at]) : wrap_add(acc, x[at]);
-      if (!exclusive) y[at] = acc;
-    }
+    symflow::detail::scan_line<IsProd>(x, y, j / inner, j % inner, len, inner, exclusive, reverse);
   }
 };
 

@@ -61,13 +61,13 @@ inline void assign_kernel(KernelContext& ctx) {
 struct DeviceAdd {
   template <class T>
   SYMFLOW_HD T operator()(T a, T b) const {
-    return array_kernels::wrap_add(a, b);
+    return symflow::detail::add_wrapping(a, b);
   }
 };
 struct DeviceSub {
   template <class T>
   SYMFLOW_HD T operator()(T a, T b) const {
-    return array_kernels::wrap_sub(a, b);
+    return symflow::detail::sub_wrapping(a, b);
   }
 };
 

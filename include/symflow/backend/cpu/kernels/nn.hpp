@@ -124,28 +124,18 @@ void softmax_like_kernel(KernelContext& ctx, Row row) {
   });
 }
 
-// Softmax over the last axis, shifted by the row maximum for stability.
+// Softmax over the last axis, shifted by the row maximum for stability (the rows'
+// arithmetic is ops/defs/nn.hpp's, shared with the Thrust kernels).
 inline void softmax_kernel(KernelContext& ctx) {
   softmax_like_kernel(ctx, [](const auto* x, auto* y, std::int64_t cols) {
-    using T = std::remove_cvref_t<decltype(*x)>;
-    const T m = *std::max_element(x, x + cols);
-    T sum = 0;
-    for (std::int64_t j = 0; j < cols; ++j) sum += (y[j] = std::exp(x[j] - m));
-    const T inv = T{1} / sum;
-    for (std::int64_t j = 0; j < cols; ++j) y[j] *= inv;
+    softmax_row(x, row_max(x, cols), y, cols);
   });
 }
 
 // log(softmax(x)) = (x - max) - log(sum(exp(x - max))).
 inline void log_softmax_kernel(KernelContext& ctx) {
-  softmax_like_kernel(ctx, [](const auto* x, auto* y, std::int64_t cols) {
-    using T = std::remove_cvref_t<decltype(*x)>;
-    const T m = *std::max_element(x, x + cols);
-    T sum = 0;
-    for (std::int64_t j = 0; j < cols; ++j) sum += std::exp(x[j] - m);
-    const T lse = std::log(sum);
-    for (std::int64_t j = 0; j < cols; ++j) y[j] = x[j] - m - lse;
-  });
+  softmax_like_kernel(
+      ctx, [](const auto* x, auto* y, std::int64_t cols) { log_softmax_row(x, y, cols); });
 }
 
 // ---- cross entropy ------------------------------------------------------------------------
@@ -175,25 +165,8 @@ inline void softmax_xent_kernel(KernelContext& ctx) {
       T* l = loss.data<T>();
       T* b = back.data<T>();
       ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-          const T* xr = x + r * cols;
-          const T* pr = p + r * cols;
-          T* br = b + r * cols;
-          if (cols == 0) {
-            l[r] = 0;
-            continue;
-          }
-          const T m = *std::max_element(xr, xr + cols);
-          T sum = 0;
-          for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
-          const T lse = std::log(sum), inv = T{1} / sum;
-          T acc = 0;
-          for (std::int64_t j = 0; j < cols; ++j) {
-            acc += pr[j] * (lse - (xr[j] - m));
-            br[j] = br[j] * inv - pr[j];
-          }
-          l[r] = acc;
-        }
+        for (std::int64_t r = r0; r < r1; ++r)
+          l[r] = softmax_xent_row(x + r * cols, p + r * cols, b + r * cols, cols);
       });
     } else {
       unsupported_dtype(ctx, logits.dtype());
@@ -255,18 +228,8 @@ inline void sparse_softmax_xent_kernel(KernelContext& ctx) {
       T* l = loss.data<T>();
       T* b = back.data<T>();
       ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-          const T* xr = x + r * cols;
-          T* br = b + r * cols;
-          const T m = *std::max_element(xr, xr + cols);
-          T sum = 0;
-          for (std::int64_t j = 0; j < cols; ++j) sum += (br[j] = std::exp(xr[j] - m));
-          const T lse = std::log(sum), inv = T{1} / sum;
-          for (std::int64_t j = 0; j < cols; ++j) br[j] *= inv;
-          const std::int64_t y = label_at(r);
-          l[r] = lse - (xr[y] - m);
-          br[y] -= T{1};
-        }
+        for (std::int64_t r = r0; r < r1; ++r)
+          l[r] = sparse_softmax_xent_row(x + r * cols, label_at(r), b + r * cols, cols);
       });
     } else {
       unsupported_dtype(ctx, logits.dtype());

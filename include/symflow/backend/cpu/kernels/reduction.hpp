@@ -61,16 +61,8 @@ void scan_kernel(KernelContext& ctx) {
       const T* x = in.data<T>();
       T* y = out.data<T>();
       for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < inner; ++i) {
-          T acc = IsProd ? T{1} : T{0};
-          for (std::int64_t s = 0; s < len; ++s) {
-            const std::int64_t k = reverse ? len - 1 - s : s;
-            const std::int64_t at = (o * len + k) * inner + i;
-            if (exclusive) y[at] = acc;
-            acc = IsProd ? mul_wrapping(acc, x[at]) : add_wrapping(acc, x[at]);
-            if (!exclusive) y[at] = acc;
-          }
-        }
+        for (std::int64_t i = 0; i < inner; ++i)
+          scan_line<IsProd>(x, y, o, i, len, inner, exclusive, reverse);
     } else {
       unsupported_dtype(ctx, in.dtype());
     }
