@@ -12,20 +12,14 @@
 #include <symflow/symflow.hpp>
 #include <symflow/train/gradients.hpp>
 
+#include "thrust_fixture.hpp"
+
 namespace symflow_test_backend_thrust_array_state_test {
 
 namespace tf = symflow;
+using namespace tf::test::gpu;
 
 namespace {
-
-const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
-const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
-
-tf::ConfigProto cpu_only() {
-  tf::ConfigProto config;
-  config.device_count = {{"GPU", 0}};
-  return config;
-}
 
 // Deterministic pseudo-random numbers of mixed signs and magnitudes.
 std::uint32_t next(std::uint32_t& s) {
@@ -52,48 +46,14 @@ tf::Value ints(const tf::Dims& dims, std::uint32_t seed, std::int64_t lo, std::i
 
 // Runs `fetches` with and without the GPU: each fetched op ran on the GPU (and on
 // the CPU in the CPU-only session), came back to the host, and equals the CPU's value.
-void check_gpu_matches_cpu(tf::Graph& g, const std::vector<tf::Output>& fetches,
+void check_gpu_matches_cpu(const tf::Graph& g, const std::vector<tf::Output>& fetches,
                            const tf::FeedDict& feeds = {}) {
-  std::vector<tf::Fetch> f(fetches.begin(), fetches.end());
-  tf::Session gpu(g);
-  tf::Session cpu(g, cpu_only());
-  std::vector<tf::Value> a = gpu.run(f, feeds);
-  // The CPU's values one run each: a CPU run that fetches two views of one buffer (two
-  // reshapes of a Const) returns the first view's dims for both (executor.hpp's copy of
-  // shared fetched buffers), which is not what is under test here.
-  std::vector<tf::Value> b;
-  for (const tf::Output& o : fetches) b.push_back(cpu.run(o, feeds));
-  REQUIRE(a.size() == fetches.size());
+  const GpuAndCpu v = run_on_gpu_and_cpu(g, fetches, feeds);
   for (std::size_t i = 0; i < fetches.size(); ++i) {
     INFO("fetch " << fetches[i].op().name() << " (" << fetches[i].op().type() << ")");
-    CHECK(gpu.device_of(fetches[i].op()) == kGpu);
-    CHECK(cpu.device_of(fetches[i].op()) == kCpu);
-    CHECK_FALSE(a[i].on_device());
-    CHECK(a[i].dims() == b[i].dims());
-    CHECK(a[i] == b[i]);
+    CHECK(v.gpu[i].dims() == v.cpu[i].dims());
+    CHECK(v.gpu[i] == v.cpu[i]);
   }
-}
-
-// The message a run fails with ("" when it does not fail).
-std::string failure(tf::Session& sess, const tf::Output& fetch, const tf::FeedDict& feeds) {
-  try {
-    sess.run(fetch, feeds);
-  } catch (const tf::Error& e) {
-    return std::string(e.what());
-  }
-  return "";
-}
-
-// `fetch` fails on the GPU (where its op runs) as it fails on the CPU.
-void check_same_failure(tf::Graph& g, const tf::Output& fetch, const std::string& expected,
-                        const tf::FeedDict& feeds = {}) {
-  tf::Session gpu(g);
-  tf::Session cpu(g, cpu_only());
-  CHECK(gpu.device_of(fetch.op()) == kGpu);
-  const std::string on_gpu = failure(gpu, fetch, feeds);
-  const std::string on_cpu = failure(cpu, fetch, feeds);
-  CHECK(on_gpu.find(expected) != std::string::npos);
-  CHECK(on_gpu == on_cpu);
 }
 
 // The first op of `type` in g.
@@ -314,12 +274,12 @@ TEST_CASE("thrust/array: run-time errors are the CPU's") {
     }
   }
   auto multiples = tf::placeholder(tf::DType::int32, tf::Shape{2}, "multiples");
-  check_same_failure(g, tf::tile(x, multiples, "tile"), "Expected multiples[1] >= 0, but got -1",
-                     {{multiples, tf::Value{1, -1}}});
-  check_same_failure(g, tf::transpose(x, tf::Value{0, 0}, "transpose"), "1 is missing from {0,0}.");
+  check_same_error(tf::tile(x, multiples, "tile"), "Expected multiples[1] >= 0, but got -1",
+                   {{multiples, tf::Value{1, -1}}});
+  check_same_error(tf::transpose(x, tf::Value{0, 0}, "transpose"), "1 is missing from {0,0}.");
   auto delta = tf::placeholder(tf::DType::int32, tf::Shape{}, "delta");
-  check_same_failure(g, tf::range(1, 5, delta), "Requires start >= limit when delta < 0: 1/5",
-                     {{delta, tf::Value(-1)}});
+  check_same_error(tf::range(1, 5, delta), "Requires start >= limit when delta < 0: 1/5",
+                   {{delta, tf::Value(-1)}});
 }
 
 TEST_CASE("thrust/array: copies of more than 8 dims that cannot merge are UnimplementedError") {

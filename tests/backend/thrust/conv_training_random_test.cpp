@@ -26,27 +26,14 @@
 #include <symflow/train/train.hpp>
 
 #include "../../test_util.hpp"
+#include "thrust_fixture.hpp"
 
 namespace symflow_test_backend_thrust_conv_training_random_test {
 
 namespace tf = symflow;
+using namespace tf::test::gpu;
 
 namespace {
-
-const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
-const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
-
-tf::ConfigProto cpu_only() {
-  tf::ConfigProto config;
-  config.device_count = {{"GPU", 0}};
-  return config;
-}
-
-#if defined(SYMFLOW_THRUST_CUDA)
-constexpr bool kCuda = true;
-#else
-constexpr bool kCuda = false;
-#endif
 
 // The tolerance of a kernel that uses the CPU's formulas in the CPU's order.
 template <class T>
@@ -108,14 +95,8 @@ void check_near(const tf::Value& got, const tf::Value& want, double tol) {
 // and compares the values.
 template <class T>
 void compare(const tf::Graph& g, const tf::Output& out, double tol) {
-  tf::Session gpu(g);
-  tf::Session cpu(g, cpu_only());
-  CHECK(gpu.device_of(out.op()) == kGpu);
-  CHECK(cpu.device_of(out.op()) == kCpu);
-  const tf::Value got = gpu.run(out);
-  const tf::Value want = cpu.run(out);
-  CHECK_FALSE(got.on_device());
-  check_near<T>(got, want, tol);
+  const GpuAndCpu v = run_on_gpu_and_cpu(g, {out});
+  check_near<T>(v.gpu[0], v.cpu[0], tol);
 }
 
 // ---- conv ------------------------------------------------------------------------------------

@@ -21,16 +21,18 @@
 #include <symflow/backend/thrust/device_memory.cuh>
 #include <symflow/symflow.hpp>
 
+#include "thrust_fixture.hpp"
+
 namespace symflow_test_backend_thrust_device_memory_test {
 
 namespace tf = symflow;
+using tf::test::gpu::kGpu;
 using tf::thrust_backend::DeviceMemoryPool;
 
 namespace {
 
 constexpr std::size_t KiB = 1024;
 constexpr std::size_t MiB = 1024 * 1024;
-const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
 
 tf::GPUOptions growth(double fraction = 0.0) {
   tf::GPUOptions o;

@@ -13,23 +13,19 @@
 #include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/thrust/fused.cuh>
 #include <symflow/backend/thrust/kernel_util.cuh>
+#include <symflow/ops/registry.hpp>
 #include <symflow/symflow.hpp>
 
 #include "../../test_util.hpp"
+#include "thrust_fixture.hpp"
 
 namespace symflow_test_backend_thrust_elementwise_test {
 
 namespace tf = symflow;
+using namespace tf::test::gpu;
 
 namespace {
 
-const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
-
-tf::ConfigProto cpu_only() {
-  tf::ConfigProto config;
-  config.device_count = {{"GPU", 0}};
-  return config;
-}
 tf::ConfigProto unfused() {
   tf::ConfigProto config;
   config.graph_options.optimizer_options.do_fusion = false;
@@ -67,30 +63,9 @@ void check_same_as_cpu(const tf::Value& gpu, const tf::Value& cpu) {
 // Runs `fetch` on the GPU (default placement) and on a CPU-only session, and compares.
 tf::Value run_gpu_and_cpu(const tf::Graph& g, const tf::Output& fetch,
                           const tf::FeedDict& feeds = {}) {
-  tf::Session gpu(g);
-  tf::Session cpu(g, cpu_only());
-  CHECK(gpu.device_of(fetch.op()) == kGpu);
-  tf::Value got = gpu.run(fetch, feeds);
-  check_same_as_cpu(got, cpu.run(fetch, feeds));
-  return got;
-}
-
-// The message of the InvalidArgumentError that running `fetch` in `sess` throws.
-std::string error_of(tf::Session& sess, const tf::Output& fetch, const tf::FeedDict& feeds) {
-  auto e = tf::test::thrown<tf::InvalidArgumentError>([&] { sess.run(fetch, feeds); });
-  REQUIRE(e.has_value());
-  return e->what();
-}
-
-// The same error on the GPU as on the CPU.
-void check_same_error(const tf::Graph& g, const tf::Output& fetch, const tf::FeedDict& feeds,
-                      const std::string& expected) {
-  tf::Session gpu(g);
-  tf::Session cpu(g, cpu_only());
-  CHECK(gpu.device_of(fetch.op()) == kGpu);
-  const std::string on_gpu = error_of(gpu, fetch, feeds);
-  CHECK(on_gpu == error_of(cpu, fetch, feeds));
-  CHECK(tf::test::contains(on_gpu, expected));
+  const GpuAndCpu v = run_on_gpu_and_cpu(g, {fetch}, feeds);
+  check_same_as_cpu(v.gpu[0], v.cpu[0]);
+  return v.gpu[0];
 }
 
 }  // namespace
@@ -193,20 +168,19 @@ TEST_CASE("thrust/elementwise: broadcasting and its errors are the CPU's") {
   run_gpu_and_cpu(g, sum,
                   {{a, random_value<float>({0, 3}, 11)}, {b, random_value<float>({3}, 12)}});
 
-  check_same_error(g, sum,
-                   {{a, random_value<float>({2, 3}, 13)}, {b, random_value<float>({4}, 14)}},
-                   "Incompatible shapes: [2,3] vs. [4]");
+  check_same_error(sum, "Incompatible shapes: [2,3] vs. [4]",
+                   {{a, random_value<float>({2, 3}, 13)}, {b, random_value<float>({4}, 14)}});
   // The same-shape "XxxGrad" ops refuse broadcasting.
   auto grad = tf::Output(tf::detail::OpBuilder(g, "relu_grad", "ReluGrad")
                              .build(tf::detail::kReluGradOp, {a, b}, {{"T", tf::DType::float32}})
                              .output(0));
-  check_same_error(g, grad, {{a, col}, {b, row}}, "Incompatible shapes: [3,1] vs. [1,4]");
+  check_same_error(grad, "Incompatible shapes: [3,1] vs. [1,4]", {{a, col}, {b, row}});
   // Integer division by zero, checked on a host copy of y.
   auto i = tf::placeholder<std::int32_t>(tf::Shape::unknown(), "i");
   auto j = tf::placeholder<std::int32_t>(tf::Shape::unknown(), "j");
   auto quotient = tf::divide(i, j);
-  check_same_error(g, quotient, {{i, tf::Value{7, 8, 9}}, {j, tf::Value{1, 0, 2}}},
-                   "Integer division by zero");
+  check_same_error(quotient, "Integer division by zero",
+                   {{i, tf::Value{7, 8, 9}}, {j, tf::Value{1, 0, 2}}});
   tf::Value q = run_gpu_and_cpu(g, quotient, {{i, tf::Value{7, -8, 9}}, {j, tf::Value{2, -1, -4}}});
   CHECK(q.to_vector<std::int32_t>() == std::vector<std::int32_t>{3, 8, -2});
 }

@@ -13,17 +13,18 @@
 
 #include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/thrust/kernel_util.cuh>
+#include <symflow/ops/registry.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/train.hpp>
+
+#include "thrust_fixture.hpp"
 
 namespace symflow_test_backend_thrust_placement_test {
 
 namespace tf = symflow;
+using namespace tf::test::gpu;
 
 namespace {
-
-const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
-const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
 
 // Captures what std::clog prints while it lives.
 class ClogCapture {
@@ -38,12 +39,6 @@ class ClogCapture {
   std::ostringstream out_;
   std::streambuf* old_;
 };
-
-tf::ConfigProto cpu_only() {
-  tf::ConfigProto config;
-  config.device_count = {{"GPU", 0}};
-  return config;
-}
 
 }  // namespace
 

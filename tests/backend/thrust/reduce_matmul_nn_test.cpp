@@ -24,20 +24,14 @@
 
 #include <symflow/symflow.hpp>
 
+#include "thrust_fixture.hpp"
+
 namespace symflow_test_backend_thrust_reduce_matmul_nn_test {
 
 namespace tf = symflow;
+using namespace tf::test::gpu;
 
 namespace {
-
-const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
-const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
-
-tf::ConfigProto cpu_only() {
-  tf::ConfigProto config;
-  config.device_count = {{"GPU", 0}};
-  return config;
-}
 
 // Non-trivial, reproducible elements: sin-based floats, small signed integers (whose
 // products still overflow and wrap on long axes), bools.
@@ -104,20 +98,10 @@ class Comparison {
   // Runs both sessions and compares; returns the GPU's values.
   std::vector<tf::Value> run() {
     REQUIRE_FALSE(fetches_.empty());
-    tf::Session gpu(g_);
-    tf::Session cpu(g_, cpu_only());
-    for (std::size_t i = 0; i < fetches_.size(); ++i) {
-      INFO(what_[i]);
-      CHECK(gpu.device_of(fetches_[i].op()) == kGpu);
-      CHECK(cpu.device_of(fetches_[i].op()) == kCpu);
-    }
-    std::vector<tf::Fetch> f(fetches_.begin(), fetches_.end());
-    std::vector<tf::Value> on_gpu = gpu.run(f);
-    std::vector<tf::Value> on_cpu = cpu.run(f);
-    REQUIRE(on_gpu.size() == fetches_.size());
+    GpuAndCpu v = run_on_gpu_and_cpu(g_, fetches_);
     for (std::size_t i = 0; i < fetches_.size(); ++i)
-      check_close(on_gpu[i], on_cpu[i], tol_[i].first, tol_[i].second, what_[i]);
-    return on_gpu;
+      check_close(v.gpu[i], v.cpu[i], tol_[i].first, tol_[i].second, what_[i]);
+    return std::move(v.gpu);
   }
 
  private:
@@ -126,29 +110,6 @@ class Comparison {
   std::vector<std::string> what_;
   std::vector<std::pair<double, double>> tol_;
 };
-
-// The message of the error `fetch` raises in `sess` (fails the test if none).
-std::string error_of(tf::Session& sess, const tf::Output& fetch, const tf::FeedDict& feeds) {
-  try {
-    sess.run(fetch, feeds);
-  } catch (const tf::InvalidArgumentError& e) {
-    return e.message();
-  }
-  FAIL("no InvalidArgumentError");
-  return {};
-}
-
-// The same InvalidArgumentError, with the same message, on the GPU as on the CPU.
-void check_same_error(const tf::Output& fetch, const tf::FeedDict& feeds,
-                      const std::string& expected_part) {
-  tf::Session gpu(fetch.graph());
-  tf::Session cpu(fetch.graph(), cpu_only());
-  CHECK(gpu.device_of(fetch.op()) == kGpu);
-  const std::string on_gpu = error_of(gpu, fetch, feeds);
-  const std::string on_cpu = error_of(cpu, fetch, feeds);
-  CHECK(on_gpu == on_cpu);
-  CHECK(on_gpu.find(expected_part) != std::string::npos);
-}
 
 std::string dims_text(const tf::Dims& d) { return tf::dims_to_string(d); }
 
@@ -520,10 +481,11 @@ TEST_CASE("thrust/nn: SparseSoftmaxCrossEntropyWithLogits, and its label check")
   auto labels = tf::placeholder(tf::DType::int32, tf::Shape{3});
   auto loss = tf::nn::sparse_softmax_cross_entropy_with_logits(
       labels, tf::constant(make_value<float>({3, 4}, 1)));
-  check_same_error(loss, {{labels, tf::Value{1, 4, 2}}},
+  check_same_error(loss,
                    "Received a label value of 4 which is outside the valid range of [0, 4).  "
-                   "Label values: 1 4 2");
-  check_same_error(loss, {{labels, tf::Value{-1, 0, 0}}}, "label value of -1");
+                   "Label values: 1 4 2",
+                   {{labels, tf::Value{1, 4, 2}}});
+  check_same_error(loss, "label value of -1", {{labels, tf::Value{-1, 0, 0}}});
 }
 
 TEST_CASE("thrust/nn: BiasAdd and BiasAddGrad") {
@@ -557,15 +519,16 @@ TEST_CASE("thrust/reduce: errors found when the kernels run are the CPU's") {
   auto guard = g.as_default();
   auto x = tf::constant(make_value<float>({2, 3}, 1));
   auto axes = tf::placeholder(tf::DType::int32, tf::Shape::unknown());
-  check_same_error(tf::reduce_sum(x, tf::Axis(axes)), {{axes, tf::Value{1, -1}}},
-                   "Axes contains duplicate dimension: 1");
-  check_same_error(tf::reduce_max(x, tf::Axis(axes)), {{axes, tf::Value{2}}},
-                   "Invalid reduction dimension 2 for input with 2 dimensions.");
-  check_same_error(tf::reduce_prod(x, tf::Axis(axes)), {{axes, tf::Value{0, 0}}},
-                   "duplicate dimension: 0");
+  check_same_error(tf::reduce_sum(x, tf::Axis(axes)), "Axes contains duplicate dimension: 1",
+                   {{axes, tf::Value{1, -1}}});
+  check_same_error(tf::reduce_max(x, tf::Axis(axes)),
+                   "Invalid reduction dimension 2 for input with 2 dimensions.",
+                   {{axes, tf::Value{2}}});
+  check_same_error(tf::reduce_prod(x, tf::Axis(axes)), "duplicate dimension: 0",
+                   {{axes, tf::Value{0, 0}}});
   auto flags = tf::constant(make_value<bool>({2, 3}, 1));
-  check_same_error(tf::reduce_any(flags, tf::Axis(axes)), {{axes, tf::Value{-3}}},
-                   "Invalid reduction dimension -3");
+  check_same_error(tf::reduce_any(flags, tf::Axis(axes)), "Invalid reduction dimension -3",
+                   {{axes, tf::Value{-3}}});
 
   // ArgMax's dimension and empty axis, Cumsum's axis.
   auto dim = tf::placeholder(tf::DType::int32, tf::Shape{});
@@ -575,18 +538,19 @@ TEST_CASE("thrust/reduce: errors found when the kernels run are the CPU's") {
                            {"Tidx", tf::DType::int32},
                            {"output_type", tf::DType::int64}})
                       .output(0);
-  check_same_error(am, {{dim, tf::Value(std::int32_t{2})}},
-                   "Expected dimension in the range [-2, 2), but got 2");
+  check_same_error(am, "Expected dimension in the range [-2, 2), but got 2",
+                   {{dim, tf::Value(std::int32_t{2})}});
   tf::detail::OpBuilder b2(g, {}, "ArgMax");
   tf::Output am_empty = b2.build(tf::detail::kArgMaxOp, {tf::zeros<float>(tf::Shape{3, 0}), dim},
                                  {{"T", tf::DType::float32},
                                   {"Tidx", tf::DType::int32},
                                   {"output_type", tf::DType::int64}})
                             .output(0);
-  check_same_error(am_empty, {{dim, tf::Value(std::int32_t{1})}},
-                   "Reduction axis 1 is empty in shape [3,0]");
-  check_same_error(tf::cumsum(x, tf::Output(dim)), {{dim, tf::Value(std::int32_t{-3})}},
-                   "ScanOp: Expected scan axis in the range [-2, 2), but got -3");
+  check_same_error(am_empty, "Reduction axis 1 is empty in shape [3,0]",
+                   {{dim, tf::Value(std::int32_t{1})}});
+  check_same_error(tf::cumsum(x, tf::Output(dim)),
+                   "ScanOp: Expected scan axis in the range [-2, 2), but got -3",
+                   {{dim, tf::Value(std::int32_t{-3})}});
 }
 
 TEST_CASE("thrust/matmul: errors found when the kernel runs are the CPU's") {
@@ -595,10 +559,10 @@ TEST_CASE("thrust/matmul: errors found when the kernel runs are the CPU's") {
   auto a = tf::placeholder(tf::DType::float32);
   auto b = tf::placeholder(tf::DType::float32);
   auto prod = tf::matmul(a, b);
-  check_same_error(prod, {{a, make_value<float>({2, 3}, 1)}, {b, make_value<float>({4, 2}, 2)}},
-                   "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,2]");
-  check_same_error(prod, {{a, make_value<float>({2, 3, 1}, 1)}, {b, make_value<float>({3, 2}, 2)}},
-                   "In[0] is not a matrix. Instead it has shape [2,3,1]");
+  check_same_error(prod, "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,2]",
+                   {{a, make_value<float>({2, 3}, 1)}, {b, make_value<float>({4, 2}, 2)}});
+  check_same_error(prod, "In[0] is not a matrix. Instead it has shape [2,3,1]",
+                   {{a, make_value<float>({2, 3, 1}, 1)}, {b, make_value<float>({3, 2}, 2)}});
 }
 
 }  // namespace symflow_test_backend_thrust_reduce_matmul_nn_test
