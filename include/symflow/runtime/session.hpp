@@ -9,7 +9,7 @@
 // generator) runs for one run at a time. The graph must not grow while runs are in
 // flight.
 //
-// This header declares; runtime/session_impl.hpp defines (detail/config.hpp): a source
+// This header declares; runtime/session_inl.hpp defines (detail/config.hpp): a source
 // that only runs graphs parses no executor, planner or device.
 
 #include <cstddef>
@@ -108,5 +108,5 @@ inline DefaultSessionGuard Session::as_default() { return DefaultSessionGuard(*t
 }  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
-#include "symflow/runtime/session_impl.hpp"
+#include "symflow/runtime/session_inl.hpp"
 #endif
