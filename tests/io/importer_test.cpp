@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <symflow/io/importer.hpp>
 #include <symflow/io/graph_def_json.hpp>
+#include <symflow/io/importer.hpp>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_io_importer_test {

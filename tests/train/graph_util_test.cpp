@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include <symflow/train/graph_util.hpp>
-#include <symflow/io/importer.hpp>
 #include <symflow/io/graph_def_json.hpp>
+#include <symflow/io/importer.hpp>
 #include <symflow/symflow.hpp>
+#include <symflow/train/graph_util.hpp>
 
 namespace symflow_test_train_graph_util_test {
 

@@ -56,8 +56,7 @@ ScalarArg scalar_arg(S s) {
 // convert_to_tensor(y, dtype=x.dtype, name="y").
 // A floating-point scalar never converts to an integer tensor's type (TypeError).
 SYMFLOW_INLINE Output operator_op_scalar(const OpDef& def, std::string_view name,
-                                         const Output& tensor, ScalarArg scalar,
-                                         bool scalar_first);
+                                         const Output& tensor, ScalarArg scalar, bool scalar_first);
 
 template <class S>
 Output operator_op_scalar(const OpDef& def, std::string_view name, const Output& tensor, S scalar,
