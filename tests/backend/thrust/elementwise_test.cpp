@@ -13,6 +13,7 @@
 #include <symflow/backend/cpu/cpu_backend.hpp>
 #include <symflow/backend/thrust/fused.cuh>
 #include <symflow/backend/thrust/kernel_util.cuh>
+#include <symflow/backend/thrust/probe.hpp>
 #include <symflow/ops/registry.hpp>
 #include <symflow/symflow.hpp>
 
