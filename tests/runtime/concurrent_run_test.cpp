@@ -1,10 +1,12 @@
 // Session::run from several threads at once on one session: every run gets its own
 // answer, new plans may be built while others run, variables updated with locking
-// count every update, and the intra-op pool is shared safely. The ctest
-// tsan.concurrent_runs runs this file under ThreadSanitizer too.
+// count every update, the intra-op pool is shared safely, and the graph may grow while
+// runs are in flight. The ctest tsan.concurrent_runs runs this file under
+// ThreadSanitizer too.
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -105,6 +107,50 @@ TEST_CASE("runtime/concurrency: a closed session refuses runs from every thread"
     }
   });
   CHECK(refused.load() == kThreads);
+}
+
+TEST_CASE("runtime/concurrency: ops added to the graph while another thread runs it") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>({-1}, "x");
+  // Small ops with constants, a variable read, and a large chain that fuses.
+  tf::Variable w(tf::Value(2.0f), {.name = "w"});
+  auto small = tf::reduce_sum(x * w.value() + 1.0f);
+  auto big = tf::placeholder<float>({-1}, "big");
+  auto chain = tf::reduce_sum(((big * big + big) * 2.0f - big) / (big + 1.0f));
+  tf::Session sess(g);
+  sess.run(w.initializer());
+  const tf::FeedDict feeds{{x, filled({4}, 1.0f)}, {big, filled({20000}, 1.0f)}};
+  const float want_chain = 20000.0f * ((1.0f + 1.0f) * 2.0f - 1.0f) / 2.0f;
+  auto ok = [&](const std::vector<tf::Value>& got) {
+    return got.size() == 2 && got[0].scalar<float>() == 4.0f * 3.0f &&
+           std::abs(got[1].scalar<float>() - want_chain) <= 1e-4f * want_chain;
+  };
+  // Both signatures are planned before the growth: planning reads the graph.
+  const tf::FeedDict small_feeds{{x, filled({4}, 1.0f)}, {big, filled({1}, 0.0f)}};
+  REQUIRE(ok(sess.run({small, chain}, feeds)));
+  REQUIRE(sess.run(small, small_feeds).scalar<float>() == 12.0f);
+
+  std::atomic<bool> adding{true};
+  std::atomic<int> runs{0}, wrong{0};
+  std::thread runner([&] {
+    while (adding.load() || runs.load() < 20) {
+      if (!ok(sess.run({small, chain}, feeds))) ++wrong;
+      if (sess.run(small, small_feeds).scalar<float>() != 12.0f) ++wrong;
+      ++runs;
+    }
+  });
+  // Enough ops that the graph's node storage moves several times under the runs.
+  while (runs.load() == 0) std::this_thread::yield();
+  tf::Output last = x;
+  for (int i = 0; i < 3000; ++i) last = tf::add(last, tf::constant(1.0f));
+  adding = false;
+  runner.join();
+  CHECK(wrong.load() == 0);
+  CHECK(runs.load() >= 20);
+  // The new ops run too, in a plan of their own.
+  CHECK(sess.run(last, {{x, filled({2}, 0.5f)}}).to_vector<float>() ==
+        std::vector<float>{3000.5f, 3000.5f});
 }
 
 }  // namespace symflow_test_runtime_concurrent_run_test

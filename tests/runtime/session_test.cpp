@@ -2,8 +2,11 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
+#include <symflow/runtime/plan.hpp>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_runtime_session_test {
@@ -268,6 +271,66 @@ TEST_CASE("runtime/plans: a plan keeps each Const's value for its runs to output
   for (int run = 0; run < 3; ++run)
     CHECK(sess.run(y, {{x, tf::Value{1.0f, 2.0f}}}).to_vector<float>() ==
           std::vector<float>{11, 22});
+}
+
+TEST_CASE("runtime/plans: a plan resolves each step once and keeps a copy of its node") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>({2}, "x");
+  auto c = tf::constant<float>({10, 20}, "c");
+  auto y = tf::add(x, c, "y");
+  auto z = tf::multiply(y, c, "z");
+  auto step_of = [](const tf::Plan& plan, const tf::Operation& op) {
+    for (std::size_t s = 0; s < plan.order.size(); ++s)
+      if (plan.order[s] == op.id()) return s;
+    FAIL("not in the plan: " << op.name());
+    return std::size_t{0};
+  };
+  using Kind = tf::PlanStep::Kind;
+  using Mode = tf::InputMode;
+  const tf::Plan fetched = tf::detail::make_plan(g.state(), {z.ref(), c.ref()}, {}, {x.ref()},
+                                                 nullptr, &tf::cpu::backend());
+  REQUIRE(fetched.steps.size() == fetched.order.size());
+  REQUIRE(fetched.nodes.size() == fetched.order.size());
+  CHECK(fetched.kernels_resolved);
+  for (std::size_t s = 0; s < fetched.order.size(); ++s) {
+    CHECK(fetched.nodes[s].name == g.state().node(fetched.order[s]).name);
+    CHECK(static_cast<bool>(fetched.steps[s].kernel));
+  }
+  CHECK(fetched.feed_specs.at(0).name == "x:0");
+  CHECK(fetched.fetch_names == std::vector<std::string>{"z:0", "c:0"});
+  // c is fetched, so its step outputs its value; y and z have it among their arguments
+  // from the start; y moves the fed x in (its last reader), and its kernel writes y
+  // straight into z's argument (z is y's one reader).
+  const tf::PlanStep& cs = fetched.steps[step_of(fetched, c.op())];
+  CHECK(cs.kind == Kind::constant);
+  const tf::PlanStep& ys = fetched.steps[step_of(fetched, y.op())];
+  CHECK(fetched.input_modes[ys.first_input] == Mode::move);
+  CHECK(fetched.input_modes[ys.first_input + 1] == Mode::constant);
+  const tf::PlanStep& zs = fetched.steps[step_of(fetched, z.op())];
+  CHECK(fetched.input_modes[zs.first_input] == Mode::direct);
+  CHECK(ys.output_argument == zs.first_input);
+  CHECK(fetched.input_modes[zs.first_input + 1] == Mode::constant);
+  CHECK(zs.output_argument == tf::PlanStep::kNoArgument);  // z is fetched
+  // Unfetched, nothing reads c's slot: its step does nothing in a run.
+  const tf::Plan plan =
+      tf::detail::make_plan(g.state(), {z.ref()}, {}, {x.ref()}, nullptr, &tf::cpu::backend());
+  CHECK(plan.steps[step_of(plan, c.op())].kind == Kind::skip);
+  // Without backends, kernels are left to the run, and every input goes through its slot.
+  const tf::Plan bare = tf::detail::make_plan(g.state(), {z.ref()}, {}, {x.ref()});
+  CHECK_FALSE(bare.kernels_resolved);
+  CHECK(bare.steps[step_of(bare, c.op())].kind == Kind::constant);
+  for (tf::InputMode m : bare.input_modes) CHECK(m != Mode::constant);
+
+  tf::Session sess(g);
+  for (int run = 0; run < 3; ++run) {
+    auto got = sess.run({z, c}, {{x, tf::Value{1.0f, 2.0f}}});
+    CHECK(got[0].to_vector<float>() == std::vector<float>{110, 440});
+    CHECK(got[1].to_vector<float>() == std::vector<float>{10, 20});
+    got[1].data<float>()[0] = -1;  // the caller's copy
+    CHECK(sess.run(z, {{x, tf::Value{0.0f, 0.0f}}}).to_vector<float>() ==
+          std::vector<float>{100, 400});
+  }
 }
 
 TEST_CASE("session/fetch: two views of one constant keep their own shapes") {

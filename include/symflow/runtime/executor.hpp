@@ -1,6 +1,9 @@
 #pragma once
-// Runs a plan: each node once, in order, on the backend; fed tensors replace their
-// producers' outputs; buffers are dropped after their last reader.
+// Runs a plan: each step once, in order, on its device's backend; fed tensors replace
+// their producers' outputs; buffers are dropped after their last reader. A run reads
+// its plan (runtime/plan.hpp), never the graph: every step was resolved when the plan
+// was made (its kernel, its device, its input and output slots, how it reads each
+// input, a copy of its node's name and attrs).
 //
 // Variables: a reference output (VariableV2, Assign, and an Identity of either) is
 // read when a consumer runs, or handed to the consumer itself when the op writes
@@ -12,9 +15,13 @@
 // memory space than the step's device is copied there first (device to host, host
 // to device), and fetched values are copied to the host.
 //
-// Fused clusters (runtime/fusion.hpp) run as one kernel at their last member's step.
-// Each member still reads its outside inputs at its own step; when the shapes met at
-// run time do not suit the fused kernel, the members run one by one instead.
+// Constants: a Const on a device with host memory outputs the plan's value without a
+// kernel call; a plain step on host memory that reads a Const finds the value among
+// its arguments from the run's first use of the scratch on (no per-run copy).
+//
+// Fused clusters (runtime/fused_step.hpp) run as one kernel at their last member's
+// step. Each member still reads its outside inputs at its own step; when the shapes
+// met at run time do not suit the fused kernel, the members run one by one instead.
 //
 // Threads: with an inter-op pool (ConfigProto::inter_op_parallelism_threads > 1) and
 // a plan with independent steps, the pool's threads take steps as soon as their
@@ -23,12 +30,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,242 +42,207 @@
 #include "symflow/backend/backend.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/backend/thread_pool.hpp"
-#include "symflow/backend/variable_store.hpp"
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/runtime/fused_step.hpp"
 #include "symflow/runtime/plan.hpp"
+#include "symflow/runtime/run_scratch.hpp"
+#include "symflow/runtime/run_state.hpp"
+
+// The step functions of the hot loop are one function once inlined.
+#if defined(__GNUC__)
+#define SYMFLOW_EXECUTOR_INLINE [[gnu::always_inline]] inline
+#else
+#define SYMFLOW_EXECUTOR_INLINE inline
+#endif
 
 namespace symflow::detail {
 
-// What a session keeps between runs: its variables and its kernels' own state.
-// `node_state` grows (under the session's exclusive lock) before a plan that needs
-// it runs; a deque, so growing it moves nothing that a running kernel holds.
-struct NodeStateSlot {
-  std::mutex mutex;  // held while a stateful kernel runs: concurrent runs take turns
-  std::shared_ptr<void> state;
-};
-struct SessionState {
-  VariableStore variables;
-  std::deque<NodeStateSlot> node_state;  // by node id
-  ThreadPool* intra_op = nullptr;        // the session's intra-op threads, if any
-  ThreadPool* inter_op = nullptr;        // threads that run independent steps; null: none
-  void reserve_nodes(std::size_t n) {
-    if (node_state.size() < n) node_state.resize(n);
-  }
-};
-
-// One produced tensor during a run: a value, or a reference to a variable.
-struct TensorSlot {
-  Value value;
-  std::shared_ptr<VariableSlot> ref;
-};
-
-// The value behind a slot; reading an uninitialised variable is TensorFlow's
-// FailedPreconditionError, reported on the node that reads it.
-inline Value read_slot(const TensorSlot& s, const std::string& reader) {
-  if (!s.ref) return s.value;
-  std::lock_guard lock(s.ref->mutex);
-  if (!s.ref->initialized)
-    throw FailedPreconditionError("Attempting to use uninitialized value " + s.ref->name, reader);
-  return s.ref->value;
-}
-
-// What one run knows about a fused cluster while it walks the plan: the values its
-// members read from outside (each read at the member's own step, as the node would
-// read it) and the shapes its members will have.
-struct ClusterRun {
-  std::vector<std::vector<Value>> captured;  // by member, by input; empty for inside inputs
-  std::vector<Dims> dims;                    // by member
-  std::vector<Value> inputs, outputs;        // of the fused kernel
-  bool unfused = false;                      // this run executes the members one by one
-  // Lets go of this run's values; the vectors keep their memory for the next run.
-  void reset() {
-    for (auto& member : captured)
-      for (Value& v : member) v = Value();
-    for (Value& v : inputs) v = Value();
-    for (Value& v : outputs) v = Value();
-    unfused = false;
-  }
-};
-
-// A step's kernel arguments; each thread of a run has its own.
-struct StepBuffers {
-  std::vector<Value> inputs, outputs;
-  std::vector<std::shared_ptr<VariableSlot>> ref_inputs, ref_outputs;
-  void size_for(std::size_t max_inputs, std::size_t max_outputs) {
-    inputs.resize(max_inputs);
-    ref_inputs.resize(max_inputs);
-    outputs.resize(max_outputs);
-    ref_outputs.resize(max_outputs);
-  }
-  void clear() {
-    for (auto& v : inputs) v = Value();
-    for (auto& v : outputs) v = Value();
-    for (auto& r : ref_inputs) r.reset();
-    for (auto& r : ref_outputs) r.reset();
-  }
-};
-
-// Which steps of a run on several threads are ready, done, or waiting; guarded by
-// `mutex`, except the reader counts, which the threads count down as they read.
-struct StepQueue {
-  std::mutex mutex;
-  std::condition_variable wake;
-  std::vector<std::uint32_t> waiting_for;  // by step: unfinished predecessors
-  std::vector<std::uint32_t> ready;        // every step enters once: a queue that never wraps
-  std::size_t head = 0, tail = 0, finished = 0;
-  std::exception_ptr error;  // the first step that failed; the others are not started
-  std::unique_ptr<std::atomic<std::int32_t>[]> readers_left;  // by slot
-  std::size_t num_slots = 0;
-
-  void start(const Schedule& s) {
-    waiting_for = s.predecessor_count;
-    ready.resize(waiting_for.size());
-    head = tail = finished = 0;
-    error = nullptr;
-    for (std::size_t step = 0; step < waiting_for.size(); ++step)
-      if (waiting_for[step] == 0) ready[tail++] = static_cast<std::uint32_t>(step);
-    if (num_slots != s.slot_readers.size()) {
-      num_slots = s.slot_readers.size();
-      readers_left = std::make_unique<std::atomic<std::int32_t>[]>(num_slots);
-    }
-    for (std::size_t i = 0; i < num_slots; ++i)
-      readers_left[i].store(s.slot_readers[i], std::memory_order_relaxed);
-  }
-};
-
-// The buffers one run needs besides the tensors themselves, kept by the plan and
-// reused by its later runs; concurrent runs of one plan each take their own.
-struct RunScratch {
-  std::vector<TensorSlot> slots;
-  std::vector<StepBuffers> threads;  // [0]: the calling thread's
-  std::vector<ClusterRun> cluster_runs;
-  StepQueue queue;
-};
-struct ScratchPool {
-  std::mutex mutex;
-  std::vector<std::unique_ptr<RunScratch>> free;
-};
-
-// Takes a scratch from the plan's pool and gives it back, emptied, at scope exit.
-class ScratchLease {
+// One run of a plan: feed it, go(), then take its results. `backends`: the session's
+// devices, by index (device 0 for a plan without placement).
+class Run {
  public:
-  explicit ScratchLease(const Plan& plan) : pool_(static_cast<ScratchPool*>(plan.scratch.get())) {
-    if (pool_) {
-      std::lock_guard lock(pool_->mutex);
-      if (!pool_->free.empty()) {
-        scratch_ = std::move(pool_->free.back());
-        pool_->free.pop_back();
+  Run(const Plan& plan, std::span<const Backend* const> backends, SessionState& session)
+      : plan_(plan),
+        devices_(backends),
+        session_(session),
+        lease_(plan),
+        scratch_(*lease_),
+        slots_(scratch_.slots) {
+    const Schedule& schedule = plan.schedule;
+    num_threads_ =
+        session.inter_op && schedule.width > 1
+            ? std::min<std::size_t>(static_cast<std::size_t>(session.inter_op->num_threads()),
+                                    schedule.width)
+            : 1;
+    threaded_ = num_threads_ > 1;
+    if (threaded_) scratch_.size_threads(num_threads_, plan);
+  }
+  // A run that did not finish (a step failed) lets go of everything it still holds.
+  ~Run() {
+    if (!finished_) abandon();
+  }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Feed i (in the order of Plan::feeds) is `v`.
+  void feed(std::size_t i, const Value& v) { slots_.values[plan_.feed_slots[i]] = v; }
+
+  // Runs every step; rethrows the first step's error.
+  void go() {
+    session_.reserve_nodes(plan_.num_nodes);  // the Session did it already, under its lock
+    if (threaded_) {
+      run_on_threads();
+    } else {
+      StepBuffers& buf = scratch_.threads[0];
+      for (std::uint32_t step : plan_.active_steps) {
+        const PlanStep& s = plan_.steps[step];
+        if (s.kind == PlanStep::Kind::kernel && !s.forwards_ref) [[likely]]
+          run_kernel_step(s, step, buf);
+        else
+          run_step(step, buf);
       }
     }
-    if (!scratch_) scratch_ = std::make_unique<RunScratch>();
-    auto& s = *scratch_;
-    s.slots.resize(plan.num_slots);
-    if (s.threads.empty()) s.threads.resize(1);
-    for (StepBuffers& b : s.threads) b.size_for(plan.max_inputs, plan.max_outputs);
-    s.cluster_runs.resize(plan.fusion.clusters.size());
   }
-  ~ScratchLease() {
-    // Nothing of this run may stay alive in the pool: fetched buffers would look
-    // shared, and memory would stay held.
-    for (auto& slot : scratch_->slots)
-      if (!slot.value.is_none() || slot.ref) slot = TensorSlot();
-    for (auto& b : scratch_->threads) b.clear();
-    for (auto& c : scratch_->cluster_runs) c.reset();
-    scratch_->queue.error = nullptr;
-    if (!pool_) return;
-    std::lock_guard lock(pool_->mutex);
-    pool_->free.push_back(std::move(scratch_));
+
+  // After go(): every fetch on the host, in the order of Plan::fetches (empty for an
+  // operation). A fetched buffer still owned elsewhere (a Const's value in the graph,
+  // a variable's state, a feed) is copied, so that callers can write into what they get;
+  // one tensor fetched twice comes back as one buffer.
+  std::vector<Value> results() {
+    std::vector<Value> out;
+    out.reserve(plan_.fetches.size());
+    for (std::size_t f = 0; f < plan_.fetches.size(); ++f) out.push_back(fetch(f));
+    finish();
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (out[i].is_none()) continue;
+      long in_results = 0;
+      for (const Value& r : out) in_results += r.shares_buffer_with(out[i]) ? 1 : 0;
+      if (out[i].buffer_owners() > in_results) {
+        Value copy = out[i].clone();
+        for (std::size_t j = i + 1; j < out.size(); ++j)
+          if (out[j].shares_buffer_with(out[i])) out[j] = copy.reshaped(out[j].dims());
+        out[i] = copy;
+      }
+    }
+    return out;
   }
-  ScratchLease(const ScratchLease&) = delete;
-  ScratchLease& operator=(const ScratchLease&) = delete;
-  RunScratch& operator*() const { return *scratch_; }
+  // The same for a plan with one fetch.
+  Value result() {
+    Value v = fetch(0);
+    finish();
+    if (!v.is_none() && v.buffer_owners() > 1) v = v.clone();
+    return v;
+  }
 
  private:
-  ScratchPool* pool_;
-  std::unique_ptr<RunScratch> scratch_;
-};
-
-// Gives a plan its scratch pool (make_plan's caller does it once).
-inline void attach_scratch(Plan& plan) { plan.scratch = std::make_shared<ScratchPool>(); }
-
-// `backends`: the session's devices, by index (device 0 for a plan without placement).
-inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
-                                  std::span<const Backend* const> backends,
-                                  const std::vector<Value>& feed_values, SessionState& session) {
-  const Backend* device_memory = nullptr;  // the backend that copies device values out
-  for (const Backend* b : backends)
-    if (b->memory_space() == MemorySpace::device) device_memory = b;
-  auto backend_of = [&](std::size_t step) -> const Backend& {
-    return *backends[plan.device_of_step.empty() ? 0 : plan.device_of_step[step]];
-  };
-  // `v` in the memory of `target`.
-  auto moved_to = [&](Value v, const Backend& target) -> Value {
-    if (v.is_none() || v.memory_space() == target.memory_space()) return v;
-    if (target.memory_space() == MemorySpace::device) return target.from_host(v);
-    if (!device_memory) throw InternalError("A device value, and no device backend to copy it");
-    return device_memory->to_host(v);
-  };
-  const Schedule& schedule = plan.schedule;
-  const std::size_t num_threads =
-      session.inter_op && schedule.width > 1
-          ? std::min<std::size_t>(static_cast<std::size_t>(session.inter_op->num_threads()),
-                                  schedule.width)
-          : 1;
-  const bool threaded = num_threads > 1;
-  ScratchLease lease(plan);
-  RunScratch& scratch = *lease;
-  if (scratch.threads.size() < num_threads) {
-    scratch.threads.resize(num_threads);
-    for (StepBuffers& b : scratch.threads) b.size_for(plan.max_inputs, plan.max_outputs);
+  // ---- steps -------------------------------------------------------------------------
+  void run_step(std::size_t step, StepBuffers& buf) {
+    const PlanStep& s = plan_.steps[step];
+    if (s.kind == PlanStep::Kind::kernel && !s.forwards_ref) [[likely]]
+      return run_kernel_step(s, step, buf);
+    switch (s.kind) {
+      case PlanStep::Kind::skip:
+        return;
+      case PlanStep::Kind::constant:
+        if (devices_.host(s.device)) {
+          // What the CPU's Const kernel would output, without a KernelContext or the attr
+          // lookup: a graph of small ops spends a good part of each run on its constants.
+          slots_.values[s.first_output] = plan_.constants[step];
+          return;
+        }
+        break;
+      case PlanStep::Kind::fused:
+        if (!scratch_.cluster_runs[static_cast<std::size_t>(s.cluster)].unfused()) {
+          run_fused_member(s, buf);
+          inputs_read(s);
+          return;
+        }
+        break;
+      case PlanStep::Kind::kernel:
+        break;
+    }
+    if (s.forwards_ref) {
+      const std::uint32_t in = plan_.input_slots[s.first_input];
+      if (const auto& ref = slots_.refs[in]) {
+        read_variable(*ref, plan_.nodes[step].name);  // uninitialised: fails here, as in TF
+        slots_.refs[s.first_output] = ref;            // read when consumed
+        inputs_read(s);
+        return;
+      }
+    }
+    run_kernel_step(s, step, buf);
   }
-  std::vector<TensorSlot>& slots = scratch.slots;
-  for (std::size_t i = 0; i < plan.feed_slots.size(); ++i)
-    slots[plan.feed_slots[i]].value = feed_values[i];
-  session.reserve_nodes(plan.num_nodes);  // the Session did it already, under its lock
-  auto input_slot = [&](std::size_t step, std::size_t i) -> TensorSlot& {
-    return slots[plan.input_slots[plan.input_begin[step] + i]];
-  };
-  // After step `step` has read its inputs. In order, a tensor goes after the step
-  // that reads it last; on several threads, when its last reader has taken it (each
-  // reader copies it before counting down, so whoever counts to zero is the last).
-  auto inputs_read = [&](std::size_t step) {
-    if (!threaded) {
-      for (std::uint32_t r : plan.release_slots[step]) slots[r] = TensorSlot();
-      return;
-    }
-    for (std::uint32_t k = plan.input_begin[step]; k < plan.input_begin[step + 1]; ++k) {
-      const std::uint32_t slot = plan.input_slots[k];
-      if (schedule.slot_readers[slot] > 0 &&
-          scratch.queue.readers_left[slot].fetch_sub(1, std::memory_order_acq_rel) == 1)
-        slots[slot] = TensorSlot();
-    }
-  };
 
-  // Runs one node's kernel on the first node.inputs.size() entries of `buf.inputs`
-  // and stores its outputs.
-  auto run_kernel = [&](std::size_t step, NodeId id, const Node& node, StepBuffers& buf) {
-    const Backend& backend = backend_of(step);
-    KernelFn kernel =
-        plan.kernel_of_step.empty() ? backend.kernel(*node.def) : plan.kernel_of_step[step];
+  // Gathers the step's inputs into its arguments and calls its kernel.
+  void run_kernel_step(const PlanStep& s, std::size_t step, StepBuffers& buf) {
+    Value* args = scratch_.args.data() + s.first_input;
+    const MemorySpace space = devices_.memory_space(s.device);
+    for (std::uint32_t i = 0; i < s.num_inputs; ++i) {
+      const std::uint32_t k = s.first_input + i;
+      const std::uint32_t slot = plan_.input_slots[k];
+      switch (plan_.input_modes[k]) {
+        case InputMode::constant:
+          continue;
+        case InputMode::reference:
+          if (!slots_.refs[slot])
+            throw InvalidArgumentError("Input " + std::to_string(i) + " of " +
+                                           plan_.nodes[step].name + " must be a variable reference",
+                                       plan_.nodes[step].name);
+          buf.ref_inputs[i] = slots_.refs[slot];
+          continue;
+        case InputMode::move:
+          // Its last reader: no reference-count traffic, and the kernel may hold the only
+          // handle to the buffer. On several threads, others may still read the slot.
+          if (!threaded_) {
+            slots_.take(slot, plan_.nodes[step].name, args[i]);
+            break;
+          }
+          [[fallthrough]];
+        case InputMode::copy:
+          args[i] = slots_.read(slot, plan_.nodes[step].name);
+          break;
+        case InputMode::direct:  // its producer put it there
+          break;
+      }
+      if (args[i].memory_space() != space)
+        args[i] = devices_.moved_to(std::move(args[i]), s.device);
+    }
+    // On several threads, before the kernel: a kernel that holds the only handle to an
+    // input's buffer may write its output there.
+    if (threaded_) count_down_inputs(s);
+    call_kernel(s, step, args, buf);
+    if (!threaded_)
+      for (std::uint32_t d = s.first_drop; d < s.first_drop + s.num_drops; ++d)
+        slots_.clear(plan_.drop_slots[d]);
+  }
+
+  // Calls the step's kernel on `args` (its inputs, in the step's device memory); its
+  // outputs go straight into its slots (or its reader's argument). Lets go of the
+  // non-constant arguments after.
+  SYMFLOW_EXECUTOR_INLINE void call_kernel(const PlanStep& s, std::size_t step, Value* args,
+                                           StepBuffers& buf) {
+    const PlannedNode& node = plan_.nodes[step];
+    const Backend& backend = devices_.backend(s.device);
+    const KernelFn kernel = plan_.kernels_resolved ? s.kernel : backend.kernel(*node.def);
     if (!kernel)
       throw UnimplementedError("No " + std::string(backend.device_type()) + " kernel for op " +
                                    std::string(node.def->type),
                                node.name);
-    const std::size_t n_in = node.inputs.size();
-    const std::size_t n_out = node.outputs.size();
-    std::span<Value> inputs(buf.inputs.data(), n_in);
-    std::span<std::shared_ptr<VariableSlot>> ref_inputs(buf.ref_inputs.data(), n_in);
-    std::span<Value> outputs(buf.outputs.data(), n_out);
-    std::span<std::shared_ptr<VariableSlot>> ref_outputs(buf.ref_outputs.data(), n_out);
-    NodeStateSlot& state = session.node_state[id.value];
-    KernelContext ctx(
-        node.name, node.attrs, inputs, outputs,
-        {&session.variables, &state.state, ref_inputs, ref_outputs, session.intra_op, &backend});
-    for (Value& v : inputs)
-      if (v.memory_space() != backend.memory_space()) v = moved_to(std::move(v), backend);
+    Value* outputs = s.output_argument == PlanStep::kNoArgument
+                         ? slots_.values.data() + s.first_output
+                         : scratch_.args.data() + s.output_argument;
+    std::shared_ptr<VariableSlot>* ref_outputs = slots_.refs.data() + s.first_output;
+    NodeStateSlot* state = s.stateful ? &session_.node_state[s.node] : nullptr;
+    KernelContext ctx(node.name, node.attrs, {args, s.num_inputs}, {outputs, s.num_outputs},
+                      {&session_.variables,
+                       state ? &state->state : nullptr,
+                       {buf.ref_inputs.data(), s.takes_refs ? s.num_inputs : 0},
+                       {ref_outputs, s.num_outputs},
+                       session_.intra_op,
+                       &backend});
     try {
-      if (node.def->stateful) {
-        std::lock_guard lock(state.mutex);
+      if (state) {
+        std::lock_guard lock(state->mutex);
         kernel(ctx);
       } else {
         kernel(ctx);
@@ -281,173 +252,118 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
     } catch (const std::exception& e) {
       throw InternalError(std::string(node.def->type) + " failed: " + e.what(), node.name);
     }
-    const std::uint32_t first = plan.output_slot[step];
-    for (std::size_t i = 0; i < n_out; ++i) {
-      TensorSlot& out = slots[first + i];
+    for (std::uint32_t i = 0; i < s.num_outputs; ++i) {
       if (ref_outputs[i]) {
-        out.ref = std::move(ref_outputs[i]);
-      } else if (!outputs[i].is_none()) {
-        out.value = std::move(outputs[i]);
-      } else {
+        if (!outputs[i].is_none()) release(outputs[i]);  // the reference is the output
+      } else if (outputs[i].is_none()) {
         throw InternalError(
             "Kernel of " + std::string(node.def->type) + " produced no output " + std::to_string(i),
             node.name);
       }
     }
-    for (auto& v : inputs) v = Value();
-    for (auto& r : ref_inputs) r.reset();
-  };
+    const InputMode* modes = plan_.input_modes.data() + s.first_input;
+    for (std::uint32_t i = 0; i < s.num_inputs; ++i)
+      if (modes[i] != InputMode::constant && !args[i].is_none()) release(args[i]);
+    if (s.takes_refs)
+      for (std::uint32_t i = 0; i < s.num_inputs; ++i) buf.ref_inputs[i].reset();
+  }
 
-  const Fusion& fusion = plan.fusion;
-  std::vector<ClusterRun>& cluster_runs = scratch.cluster_runs;
-  // Gives up fusing cluster k in this run: members 0..upto run now, one by one, on
-  // the values they captured; the rest run at their own steps. A member that cannot
-  // run (a shape mismatch) fails here with its own name, as without fusion.
-  auto unfuse = [&](std::size_t k, std::size_t upto, StepBuffers& buf) {
-    const FusedCluster& c = fusion.clusters[k];
-    ClusterRun& r = cluster_runs[k];
-    r.unfused = true;
+  // ---- fused clusters ----------------------------------------------------------------
+  // Step `step` is a member of a fused cluster: capture what it reads, and at the last
+  // member run the whole cluster.
+  void run_fused_member(const PlanStep& s, StepBuffers& buf) {
+    const auto k = static_cast<std::size_t>(s.cluster);
+    const auto j = static_cast<std::size_t>(s.member);
+    const FusedCluster& c = plan_.fusion.clusters[k];
+    ClusterRun& r = scratch_.cluster_runs[k];
+    if (!r.capture(plan_, c, j, slots_)) return unfuse(k, j, buf);
+    if (j + 1 < c.steps.size()) return;
+    if (!r.run(plan_, c, devices_, s.device, session_.intra_op, slots_)) unfuse(k, j, buf);
+  }
+
+  // Gives up fusing cluster k in this run: members 0..upto run now, one by one, on the
+  // values they captured; the rest run at their own steps. A member that cannot run (a
+  // shape mismatch) fails here with its own name, as without fusion.
+  void unfuse(std::size_t k, std::size_t upto, StepBuffers& buf) {
+    const FusedCluster& c = plan_.fusion.clusters[k];
+    ClusterRun& r = scratch_.cluster_runs[k];
+    r.set_unfused();
+    sweep_all_ = true;  // members' outputs land in slots dropped before they were written
     for (std::size_t j = 0; j <= upto; ++j) {
       const std::size_t step = c.steps[j];
-      NodeId id = plan.order[step];
-      const Node& node = g.node(id);
-      const std::size_t n_in = node.inputs.size();
-      for (std::size_t i = 0; i < n_in; ++i) {
-        const int a = c.args[j][i];
-        buf.inputs[i] =
-            a >= 0 ? r.captured[j][i]
-                   : slots[plan.output_slot[c.steps[static_cast<std::size_t>(-1 - a)]]].value;
-      }
-      run_kernel(step, id, node, buf);
+      const PlanStep& s = plan_.steps[step];
+      Value* args = scratch_.args.data() + s.first_input;
+      for (std::size_t i = 0; i < s.num_inputs; ++i)
+        args[i] = devices_.moved_to(r.member_input(plan_, c, j, i, slots_), s.device);
+      call_kernel(s, step, args, buf);
     }
-  };
-  // Step `step` is member j of cluster k: capture what it reads, work out its shape,
-  // and at the last member run the whole cluster.
-  auto fused_step = [&](std::size_t k, std::size_t j, StepBuffers& buf) {
-    const FusedCluster& c = fusion.clusters[k];
-    ClusterRun& r = cluster_runs[k];
-    if (r.captured.empty()) {
-      r.captured.resize(c.steps.size());
-      r.dims.resize(c.steps.size());
-    }
-    const std::size_t step = c.steps[j];
-    const Node& node = g.node(plan.order[step]);
-    const Backend& backend = backend_of(step);
-    r.captured[j].assign(node.inputs.size(), Value());
-    std::optional<Dims> dims;
-    bool ok = true;
-    for (std::size_t i = 0; i < node.inputs.size(); ++i) {
-      const int a = c.args[j][i];
-      const Dims* d = nullptr;
-      if (a >= 0) {
-        r.captured[j][i] = read_slot(input_slot(step, i), node.name);
-        ok = ok && r.captured[j][i].dtype() == c.program.dtype;
-        d = &r.captured[j][i].dims();
-      } else {
-        d = &r.dims[static_cast<std::size_t>(-1 - a)];
-      }
-      if (!ok) continue;
-      if (i > 0 && !c.program.steps[j].def->broadcasts && *dims != *d) {
-        ok = false;  // the kernel's own shape error, from the node-by-node path
+  }
+
+  // ---- tensor lifetimes --------------------------------------------------------------
+  // After step `step` has read its inputs. In order, a tensor goes after the step that
+  // reads it last; on several threads, when its last reader has taken it (each reader
+  // copies it before counting down, so whoever counts to zero is the last).
+  void inputs_read(const PlanStep& s) {
+    if (threaded_) return count_down_inputs(s);
+    for (std::uint32_t d = s.first_drop; d < s.first_drop + s.num_drops; ++d)
+      slots_.clear(plan_.drop_slots[d]);
+  }
+  void count_down_inputs(const PlanStep& s) {
+    for (std::uint32_t k = s.first_input; k < s.first_input + s.num_inputs; ++k) {
+      if (plan_.input_modes[k] == InputMode::constant || plan_.input_modes[k] == InputMode::direct)
         continue;
-      }
-      dims = i == 0 ? std::optional<Dims>(*d) : broadcast_dims(*dims, *d);
-      ok = dims.has_value();
+      const std::uint32_t slot = plan_.input_slots[k];
+      if (plan_.schedule.slot_readers[slot] > 0 &&
+          scratch_.queue.readers_left[slot].fetch_sub(1, std::memory_order_acq_rel) == 1)
+        slots_.clear(slot);
     }
-    if (!ok) return unfuse(k, j, buf);
-    r.dims[j] = std::move(*dims);
-    if (j + 1 < c.steps.size()) return;
+  }
 
-    // The last member: every output must have one shape, and a tensor read by
-    // several members must have been the same buffer each time (a variable could
-    // have been assigned in between).
-    std::vector<Value>& inputs = r.inputs;
-    inputs.resize(c.inputs.size());
-    for (std::size_t e = 0; e < inputs.size(); ++e) {
-      auto [m, i] = c.first_use[e];
-      inputs[e] = r.captured[static_cast<std::size_t>(m)][static_cast<std::size_t>(i)];
-    }
-    for (std::size_t m = 0; m < c.steps.size(); ++m)
-      for (std::size_t i = 0; i < c.args[m].size(); ++i)
-        if (c.args[m][i] >= 0 &&
-            !r.captured[m][i].shares_buffer_with(inputs[static_cast<std::size_t>(c.args[m][i])]))
-          return unfuse(k, j, buf);
-    for (Value& v : inputs) v = moved_to(std::move(v), backend);
-    const Dims* out_dims = nullptr;
-    for (std::size_t m = 0; m < c.steps.size(); ++m) {
-      if (c.output_of[m] < 0) continue;
-      if (out_dims && *out_dims != r.dims[m]) return unfuse(k, j, buf);
-      out_dims = &r.dims[m];
-    }
-    std::vector<Value>& outputs = r.outputs;
-    outputs.resize(static_cast<std::size_t>(c.program.num_outputs));
-    bool ran = false;
-    try {
-      ran = out_dims && c.kernel(c.program, inputs, *out_dims, outputs, session.intra_op);
-    } catch (const std::exception& e) {
-      throw InternalError(std::string("Fused kernel failed: ") + e.what(), node.name);
-    }
-    if (!ran) return unfuse(k, j, buf);
-    for (std::size_t m = 0; m < c.steps.size(); ++m)
-      if (c.output_of[m] >= 0)
-        slots[plan.output_slot[c.steps[m]]].value =
-            std::move(outputs[static_cast<std::size_t>(c.output_of[m])]);
-    r.reset();  // done: drop the captured inputs
-  };
+  // Fetch f from its slot, on the host.
+  Value fetch(std::size_t f) {
+    const std::int64_t s = plan_.fetch_slots[f];
+    if (s < 0) return Value();
+    const auto slot = static_cast<std::size_t>(s);
+    Value v;
+    if (plan_.fetch_moves[f])
+      slots_.take(slot, plan_.fetch_names[f], v);
+    else
+      v = slots_.read(slot, plan_.fetch_names[f]);
+    if (v.on_device()) v = devices_.to_host(v);  // a fresh host buffer
+    return v;
+  }
 
-  auto run_step = [&](std::size_t step, StepBuffers& buf) {
-    NodeId id = plan.order[step];
-    const Node& node = g.node(id);
-    const int cluster = fusion.cluster_of_step.empty() ? -1 : fusion.cluster_of_step[step];
-    if (cluster >= 0 && !cluster_runs[static_cast<std::size_t>(cluster)].unfused) {
-      fused_step(static_cast<std::size_t>(cluster),
-                 static_cast<std::size_t>(fusion.member_of_step[step]), buf);
-      inputs_read(step);
-      return;
+  // The run is over: nothing of it may stay in the scratch (fetched buffers would look
+  // shared, and memory would stay held).
+  void finish() {
+    if (threaded_ || sweep_all_) {
+      slots_.clear_all();
+    } else {
+      for (std::uint32_t slot : plan_.end_slots) slots_.clear(slot);
     }
-    if (node.def->forwards_ref && !node.inputs.empty() && input_slot(step, 0).ref) {
-      read_slot(input_slot(step, 0), node.name);  // uninitialised: fails here, as in TF
-      slots[plan.output_slot[step]].ref = input_slot(step, 0).ref;  // read when consumed
-      inputs_read(step);
-      return;
-    }
-    if (!plan.constants.empty() && !plan.constants[step].is_none() &&
-        backend_of(step).memory_space() == MemorySpace::host) {
-      // What the CPU's Const kernel would output, without a KernelContext or the attr
-      // lookup: a graph of small ops spends a good part of each run on its constants.
-      slots[plan.output_slot[step]].value = plan.constants[step];
-      return;
-    }
-    const std::size_t n_in = node.inputs.size();
-    for (std::size_t i = 0; i < n_in; ++i) {
-      TensorSlot& in = input_slot(step, i);
-      if (node.def->takes_ref(i)) {
-        if (!in.ref)
-          throw InvalidArgumentError(
-              "Input " + std::to_string(i) + " of " + node.name + " must be a variable reference",
-              node.name);
-        buf.ref_inputs[i] = in.ref;
-      } else if (!threaded && !in.ref && plan.input_moves[plan.input_begin[step] + i]) {
-        buf.inputs[i] = std::move(in.value);  // its last reader
-      } else {
-        buf.inputs[i] = read_slot(in, node.name);
-      }
-    }
-    // On several threads, before the kernel: a kernel that holds the only handle to
-    // an input's buffer may write its output there.
-    if (threaded) inputs_read(step);
-    run_kernel(step, id, node, buf);
-    if (!threaded) inputs_read(step);
-  };
+    if (sweep_all_)
+      for (ClusterRun& r : scratch_.cluster_runs) r.reset();
+    finished_ = true;
+  }
+  // A step failed: let go of everything.
+  void abandon() noexcept {
+    slots_.clear_all();
+    for (std::size_t k = 0; k < scratch_.args.size(); ++k)
+      if (plan_.input_modes[k] != InputMode::constant && !scratch_.args[k].is_none())
+        release(scratch_.args[k]);
+    for (StepBuffers& b : scratch_.threads) b.clear();
+    for (ClusterRun& r : scratch_.cluster_runs) r.reset();
+    scratch_.queue.error = nullptr;
+  }
 
-  if (!threaded) {
-    for (std::size_t step = 0; step < plan.order.size(); ++step) run_step(step, scratch.threads[0]);
-  } else {
-    // Each pool thread takes ready steps until every step is done or one has failed;
-    // a step that fails stops new ones from starting, and the run rethrows its error.
-    StepQueue& q = scratch.queue;
+  // ---- several threads ---------------------------------------------------------------
+  // Each pool thread takes ready steps until every step is done or one has failed; a
+  // step that fails stops new ones from starting, and the run rethrows its error.
+  void run_on_threads() {
+    const Schedule& schedule = plan_.schedule;
+    StepQueue& q = scratch_.queue;
     q.start(schedule);
-    const std::size_t total = plan.order.size();
+    const std::size_t total = plan_.steps.size();
     auto take_steps = [&](StepBuffers& buf) {
       std::unique_lock lock(q.mutex);
       for (;;) {
@@ -484,46 +400,48 @@ inline std::vector<Value> execute(const Plan& plan, const GraphState& g,
         }
       }
     };
-    session.inter_op->parallel_for(static_cast<std::int64_t>(num_threads), 1,
-                                   [&](std::int64_t begin, std::int64_t end) {
-                                     for (std::int64_t t = begin; t < end; ++t)
-                                       take_steps(scratch.threads[static_cast<std::size_t>(t)]);
-                                   });
+    session_.inter_op->parallel_for(static_cast<std::int64_t>(num_threads_), 1,
+                                    [&](std::int64_t begin, std::int64_t end) {
+                                      for (std::int64_t t = begin; t < end; ++t)
+                                        take_steps(scratch_.threads[static_cast<std::size_t>(t)]);
+                                    });
     if (q.error) std::rethrow_exception(q.error);
   }
-  std::vector<Value> results;
-  results.reserve(plan.fetches.size());
-  for (std::size_t f = 0; f < plan.fetches.size(); ++f) {
-    const std::int64_t s = plan.fetch_slots[f];
-    Value v =
-        s >= 0 ? read_slot(slots[static_cast<std::size_t>(s)], g.node(plan.fetches[f]->node).name)
-               : Value();
-    if (v.on_device()) v = device_memory->to_host(v);  // a fresh host buffer
-    results.push_back(std::move(v));
-  }
-  for (auto& slot : slots) slot = TensorSlot();
-  // A fetched buffer still owned elsewhere (a Const's value in the graph, a
-  // variable's state) is copied, so that callers can write into what they get.
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    if (results[i].is_none()) continue;
-    long in_results = 0;
-    for (const Value& r : results) in_results += r.shares_buffer_with(results[i]) ? 1 : 0;
-    if (results[i].buffer_owners() > in_results) {
-      Value copy = results[i].clone();
-      for (std::size_t j = i + 1; j < results.size(); ++j)
-        if (results[j].shares_buffer_with(results[i]))
-          results[j] = copy.reshaped(results[j].dims());
-      results[i] = copy;
-    }
-  }
-  return results;
+
+  const Plan& plan_;
+  RunDevices devices_;
+  SessionState& session_;
+  ScratchLease lease_;
+  RunScratch& scratch_;
+  TensorSlots& slots_;
+  std::size_t num_threads_ = 1;
+  bool threaded_ = false;
+  bool sweep_all_ = false;  // empty every slot at the end, not only Plan::end_slots
+  bool finished_ = false;
+};
+
+// Runs `plan` with `feed_values` (in the order of Plan::feeds) and returns its fetches.
+inline std::vector<Value> execute(const Plan& plan, std::span<const Backend* const> backends,
+                                  const std::vector<Value>& feed_values, SessionState& session) {
+  Run run(plan, backends, session);
+  for (std::size_t i = 0; i < plan.feed_slots.size(); ++i) run.feed(i, feed_values[i]);
+  run.go();
+  return run.results();
 }
 
+// The same, given the graph the plan was made from (which the run does not read).
+inline std::vector<Value> execute(const Plan& plan, const GraphState&,
+                                  std::span<const Backend* const> backends,
+                                  const std::vector<Value>& feed_values, SessionState& session) {
+  return execute(plan, backends, feed_values, session);
+}
 // A plan on one backend.
-inline std::vector<Value> execute(const Plan& plan, const GraphState& g, const Backend& backend,
+inline std::vector<Value> execute(const Plan& plan, const GraphState&, const Backend& backend,
                                   const std::vector<Value>& feed_values, SessionState& session) {
   const Backend* one[] = {&backend};
-  return execute(plan, g, one, feed_values, session);
+  return execute(plan, one, feed_values, session);
 }
 
 }  // namespace symflow::detail
+
+#undef SYMFLOW_EXECUTOR_INLINE

@@ -3,6 +3,11 @@
 // and cached by the session. Pruning keeps only the nodes the fetches and targets
 // depend on; a fed tensor cuts the dependency on its producer. Given a fused kernel,
 // it also groups elementwise steps into clusters (runtime/fusion.hpp).
+//
+// A plan holds everything its runs need: each step resolved once (kernel, device,
+// input and output slots, how each input is read) and a copy of each planned node's
+// name, OpDef and attrs. A run reads its plan only, never the graph, which may grow
+// (and move its nodes in memory) while runs are in flight.
 
 #include <algorithm>
 #include <cstdint>
@@ -11,10 +16,12 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <variant>
 #include <vector>
 
 #include "symflow/backend/backend.hpp"
+#include "symflow/core/attr_value.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/fusion.hpp"
@@ -22,46 +29,108 @@
 
 namespace symflow {
 
+// A planned node as a run sees it, copied from the graph when the plan is made.
+struct PlannedNode {
+  std::string name;
+  const OpDef* def = nullptr;
+  AttrMap attrs;  // a Const's value shares its buffer with the graph's
+};
+
+// How a step gets one of its inputs (Plan::input_modes, parallel to input_slots).
+enum class InputMode : std::uint8_t {
+  copy,       // reads the slot: a value, or the value of the variable a reference names
+  move,       // the slot's last read in plan order: a run in order takes the value out
+  constant,   // a Const's value, put in the run's scratch once: nothing to do per run
+  reference,  // the op writes through a variable reference (OpDef::takes_ref)
+  direct,     // the slot's one read: its producer's kernel writes the value here itself
+};
+
+// One step of a plan, resolved once.
+struct PlanStep {
+  enum class Kind : std::uint8_t {
+    kernel,    // calls its kernel
+    constant,  // a Const: its output is the plan's value (constants[step]) on a device
+               // with host memory, without a kernel call; elsewhere it runs its kernel
+    skip,      // a Const on host memory whose every reader has its value already
+    fused,     // a member of a fused cluster (runtime/fused_step.hpp)
+  };
+  Kind kind = Kind::kernel;
+  bool stateful = false;      // runs under its node state's lock, with that state
+  bool forwards_ref = false;  // passes a reference on input 0 on (Identity of a variable)
+  bool takes_refs = false;    // some input is InputMode::reference
+  std::uint8_t device = 0;    // an index into the session's devices
+  std::uint32_t node = 0;     // the node's id: its kernel state in the session
+  std::uint32_t first_input = 0, num_inputs = 0;    // into input_slots and input_modes
+  std::uint32_t first_output = 0, num_outputs = 0;  // slots first_output, first_output + 1, ...
+  std::int32_t cluster = -1, member = -1;           // for Kind::fused
+  // A run in plan order empties slots Plan::drop_slots[first_drop .. first_drop +
+  // num_drops) after this step: the ones it read last that may still hold something.
+  std::uint32_t first_drop = 0, num_drops = 0;
+  // For a step whose one output has one reader, an InputMode::direct one: where its
+  // kernel writes that output (an index into input_slots, the reader's argument).
+  static constexpr std::uint32_t kNoArgument = UINT32_MAX;
+  std::uint32_t output_argument = kNoArgument;
+  // Its kernel on its device; null where the device has none (running it is an
+  // UnimplementedError), or, when the plan was made without backends, the run asks
+  // the backend it is given.
+  KernelFn kernel = nullptr;
+};
+
+// What a fed tensor must be, checked on every run before anything runs: its static
+// dtype and shape as the graph had them when the plan was made (a run reads no graph).
+struct FeedSpec {
+  std::string name;  // "x:0"
+  DType dtype = DType::invalid;
+  Shape shape = Shape::unknown();
+};
+
 struct Plan {
   std::vector<NodeId> order;                      // nodes to run, in dependency order
   std::vector<TensorRef> feeds;                   // fed tensors, in the order of the feed list
   std::vector<std::optional<TensorRef>> fetches;  // nullopt for an operation fetch
-  // For each step of `order`, the tensors read for the last time there: the
-  // executor drops them after the step so their buffers are freed early.
-  std::vector<std::vector<TensorRef>> release_after;
   // Clusters of elementwise steps that run as one fused kernel (none without a kernel).
   Fusion fusion;
   // The device (an index into the session's devices) of each step; empty: all on 0.
   std::vector<std::uint8_t> device_of_step;
-  // The kernel of each step on its device (null where it has none: running that step
-  // is an UnimplementedError), found once here; empty when the plan was made without
-  // backends, and the executor asks the backend instead.
-  std::vector<KernelFn> kernel_of_step;
   // For each step that is a Const, its value (sharing the attr's buffer), else none: on
   // a device with host memory, the executor outputs it without a kernel call.
   std::vector<Value> constants;
 
-  // The same, as indices into one run's dense array of tensor slots, so that a run
+  // Tensors as indices into one run's dense array of tensor slots, so that a run
   // looks nothing up: step s's outputs are slots output_slot[s], output_slot[s] + 1,
   // ...; its inputs are input_slots[input_begin[s] .. input_begin[s + 1]). Fed
   // tensors have slots of their own after the outputs.
   std::vector<std::uint32_t> output_slot;
   std::vector<std::uint32_t> input_begin;
   std::vector<std::uint32_t> input_slots;
-  // Parallel to input_slots: 1 where that read is the slot's last and the value can
-  // be moved out instead of copied (no reference-count traffic, and the kernel holds
-  // the only handle to the buffer).
-  std::vector<std::uint8_t> input_moves;
+  std::vector<InputMode> input_modes;  // parallel to input_slots
   std::vector<std::uint32_t> feed_slots;
   std::vector<std::int64_t> fetch_slots;  // -1 for an operation fetch
-  std::vector<std::vector<std::uint32_t>> release_slots;
   std::uint32_t num_slots = 0;
   std::size_t max_inputs = 0;
   std::size_t max_outputs = 0;
   std::size_t num_nodes = 0;  // the graph's size when planned: every id in `order` is below
-  // The steps' dependencies, for a run on several threads (runtime/schedule.hpp).
+  // The steps' dependencies, for a run on several threads (runtime/schedule.hpp). A
+  // slot's readers there count only the reads that go through the slot (not
+  // InputMode::constant).
   Schedule schedule;
-  // Run-time scratch buffers, kept between runs (executor.hpp); shared by copies.
+
+  // What a run reads, by step: the resolved step and a copy of its node.
+  std::vector<PlanStep> steps;
+  std::vector<PlannedNode> nodes;
+  bool kernels_resolved = false;  // made with backends: steps[s].kernel is final
+  // For a run in plan order: the steps it visits (all but Kind::skip); the slots its
+  // steps empty after their last read, so that buffers are freed early (PlanStep's
+  // drops: a value its last reader took out is gone already, a variable reference or
+  // a value read by copy is not); and the slots that may hold a tensor when the run
+  // ends (fed, fetched, never read), emptied then.
+  std::vector<std::uint32_t> active_steps;
+  std::vector<std::uint32_t> drop_slots;
+  std::vector<std::uint32_t> end_slots;
+  std::vector<FeedSpec> feed_specs;       // parallel to feeds
+  std::vector<std::string> fetch_names;   // parallel to fetches: "y:0", "" for an operation
+  std::vector<std::uint8_t> fetch_moves;  // 1: the last fetch of its slot takes the value out
+  // Run-time scratch buffers, kept between runs (runtime/run_scratch.hpp); shared by copies.
   std::shared_ptr<void> scratch;
 };
 
@@ -76,6 +145,168 @@ struct PlanDevices {
 };
 
 namespace detail {
+
+// The part of make_plan that a run reads: each step resolved, each node copied, how
+// each input is read, which slots are emptied when, the feeds' checks and the
+// fetches' names. `kernel_of_step`: each step's kernel on its device (all null
+// without backends); `step_of_slot`: the step that writes each slot, -1 for a feed.
+inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& devices,
+                          const std::vector<KernelFn>& kernel_of_step,
+                          const std::vector<std::int64_t>& step_of_slot) {
+  const std::size_t steps = plan.order.size();
+  // Whether each step's device reads host memory; unknown (false) without backends.
+  auto host_step = [&](std::size_t step) {
+    const std::size_t d = plan.device_of_step.empty() ? 0 : plan.device_of_step[step];
+    return d < devices.backends.size() && devices.backends[d]->memory_space() == MemorySpace::host;
+  };
+  plan.steps.resize(steps);
+  plan.nodes.resize(steps);
+  for (std::size_t step = 0; step < steps; ++step) {
+    const Node& n = g.node(plan.order[step]);
+    PlanStep& s = plan.steps[step];
+    plan.nodes[step] = PlannedNode{n.name, n.def, n.attrs};
+    s.node = plan.order[step].value;
+    s.device = plan.device_of_step.empty() ? 0 : plan.device_of_step[step];
+    s.stateful = n.def && n.def->stateful;
+    s.forwards_ref = n.def && n.def->forwards_ref && !n.inputs.empty();
+    s.first_input = plan.input_begin[step];
+    s.num_inputs = static_cast<std::uint32_t>(n.inputs.size());
+    s.first_output = plan.output_slot[step];
+    s.num_outputs = static_cast<std::uint32_t>(n.outputs.size());
+    s.kernel = kernel_of_step[step];
+    if (!plan.fusion.cluster_of_step.empty() && plan.fusion.cluster_of_step[step] >= 0) {
+      s.kind = PlanStep::Kind::fused;
+      s.cluster = plan.fusion.cluster_of_step[step];
+      s.member = plan.fusion.member_of_step[step];
+    } else if (!plan.constants[step].is_none()) {
+      s.kind = PlanStep::Kind::constant;
+    }
+  }
+
+  // How each input is read. A Const's value is handed to a plain kernel step on host
+  // memory once, in the run's scratch; the other reads go through the slot, the last
+  // one (unless fetched) taking the value out in a run in plan order.
+  std::vector<bool> fetched(plan.num_slots, false);
+  for (std::int64_t f : plan.fetch_slots)
+    if (f >= 0) fetched[static_cast<std::size_t>(f)] = true;
+  plan.input_modes.assign(plan.input_slots.size(), InputMode::copy);
+  std::vector<std::int64_t> last_read(plan.num_slots, -1);  // input index, through the slot
+  std::vector<std::int64_t> last_step(plan.num_slots, -1);
+  std::vector<std::int32_t> slot_reads(plan.num_slots, 0);
+  for (std::size_t step = 0; step < steps; ++step) {
+    const PlanStep& s = plan.steps[step];
+    const OpDef* def = plan.nodes[step].def;
+    for (std::uint32_t i = 0; i < s.num_inputs; ++i) {
+      const std::uint32_t k = s.first_input + i;
+      const std::uint32_t slot = plan.input_slots[k];
+      const std::int64_t producer = step_of_slot[slot];
+      if (def && def->takes_ref(i)) {
+        plan.input_modes[k] = InputMode::reference;
+        plan.steps[step].takes_refs = true;
+      } else if (producer >= 0 && s.kind == PlanStep::Kind::kernel && !s.forwards_ref &&
+                 plan.steps[static_cast<std::size_t>(producer)].kind == PlanStep::Kind::constant &&
+                 host_step(step)) {
+        plan.input_modes[k] = InputMode::constant;
+        continue;
+      }
+      last_read[slot] = k;
+      last_step[slot] = static_cast<std::int64_t>(step);
+      ++slot_reads[slot];
+    }
+  }
+  for (std::size_t slot = 0; slot < plan.num_slots; ++slot) {
+    if (fetched[slot] || last_read[slot] < 0) continue;
+    InputMode& mode = plan.input_modes[static_cast<std::size_t>(last_read[slot])];
+    if (mode == InputMode::copy) mode = InputMode::move;
+  }
+  // Whether a slot may hold a variable reference at run time.
+  auto may_hold_ref = [&](std::size_t slot) {
+    const std::int64_t p = step_of_slot[slot];
+    if (p < 0) return false;
+    const auto producer = static_cast<std::size_t>(p);
+    const Node& n = g.node(plan.order[producer]);
+    const std::size_t i = slot - plan.output_slot[producer];
+    return n.outputs[i].is_ref || !n.def || n.def->forwards_ref || n.def->ref_inputs != 0;
+  };
+  // A plain kernel step's one output that one plain kernel step reads, once, goes
+  // straight into that reader's argument: no slot, no move.
+  std::vector<bool> direct(plan.num_slots, false);
+  for (std::size_t slot = 0; slot < plan.num_slots; ++slot) {
+    const std::int64_t p = step_of_slot[slot];
+    if (p < 0 || fetched[slot] || slot_reads[slot] != 1 || may_hold_ref(slot)) continue;
+    PlanStep& producer = plan.steps[static_cast<std::size_t>(p)];
+    const PlanStep& reader = plan.steps[static_cast<std::size_t>(last_step[slot])];
+    const auto k = static_cast<std::size_t>(last_read[slot]);
+    if (producer.kind != PlanStep::Kind::kernel || producer.forwards_ref ||
+        producer.num_outputs != 1 || reader.kind != PlanStep::Kind::kernel || reader.forwards_ref ||
+        plan.input_modes[k] != InputMode::move)
+      continue;
+    plan.input_modes[k] = InputMode::direct;
+    producer.output_argument = static_cast<std::uint32_t>(k);
+    slot_reads[slot] = 0;
+    direct[slot] = true;
+  }
+  // A Const on host memory that nobody reads through its slot does nothing at run time.
+  for (std::size_t step = 0; step < steps; ++step) {
+    PlanStep& s = plan.steps[step];
+    if (s.kind == PlanStep::Kind::constant && host_step(step) && s.num_outputs == 1 &&
+        slot_reads[s.first_output] == 0 && !fetched[s.first_output])
+      s.kind = PlanStep::Kind::skip;
+  }
+  // A run on several threads counts down only the reads that go through the slot.
+  for (std::size_t slot = 0; slot < plan.num_slots; ++slot)
+    if (plan.schedule.slot_readers[slot] > 0)
+      plan.schedule.slot_readers[slot] = slot_reads[slot] > 0 ? slot_reads[slot] : -1;
+
+  // Slots emptied after their last read, and those left to the end of a run in order.
+  // A slot that can only hold a value, whose last reader is a plain kernel step that
+  // takes the value out, is empty after that read already.
+  std::vector<std::vector<std::uint32_t>> drops(steps);
+  std::vector<bool> dropped(plan.num_slots, false);
+  for (std::size_t slot = 0; slot < plan.num_slots; ++slot) {
+    if (fetched[slot] || step_of_slot[slot] < 0 || last_step[slot] < 0) continue;
+    dropped[slot] = true;
+    if (direct[slot]) continue;  // never written
+    const PlanStep& reader = plan.steps[static_cast<std::size_t>(last_step[slot])];
+    const bool taken =
+        plan.input_modes[static_cast<std::size_t>(last_read[slot])] == InputMode::move &&
+        reader.kind == PlanStep::Kind::kernel && !reader.forwards_ref;
+    if (taken && !may_hold_ref(slot)) continue;
+    drops[static_cast<std::size_t>(last_step[slot])].push_back(static_cast<std::uint32_t>(slot));
+  }
+  for (std::size_t step = 0; step < steps; ++step) {
+    PlanStep& s = plan.steps[step];
+    s.first_drop = static_cast<std::uint32_t>(plan.drop_slots.size());
+    s.num_drops = static_cast<std::uint32_t>(drops[step].size());
+    plan.drop_slots.insert(plan.drop_slots.end(), drops[step].begin(), drops[step].end());
+    if (s.kind != PlanStep::Kind::skip)
+      plan.active_steps.push_back(static_cast<std::uint32_t>(step));
+  }
+  for (std::size_t slot = 0; slot < plan.num_slots; ++slot) {
+    const std::int64_t producer = step_of_slot[slot];
+    const bool written =
+        producer < 0 || plan.steps[static_cast<std::size_t>(producer)].kind != PlanStep::Kind::skip;
+    if (written && !dropped[slot]) plan.end_slots.push_back(static_cast<std::uint32_t>(slot));
+  }
+
+  for (const TensorRef& f : plan.feeds) {
+    const Node& n = g.node(f.node);
+    const TensorSpec& spec = n.outputs.at(static_cast<std::size_t>(f.index));
+    plan.feed_specs.push_back(
+        FeedSpec{n.name + ":" + std::to_string(f.index), spec.dtype, spec.shape});
+  }
+  std::vector<std::int64_t> last_fetch(plan.num_slots, -1);
+  for (std::size_t f = 0; f < plan.fetches.size(); ++f) {
+    const auto& ref = plan.fetches[f];
+    plan.fetch_names.push_back(ref ? g.node(ref->node).name + ":" + std::to_string(ref->index)
+                                   : std::string());
+    if (plan.fetch_slots[f] >= 0)
+      last_fetch[static_cast<std::size_t>(plan.fetch_slots[f])] = static_cast<std::int64_t>(f);
+  }
+  plan.fetch_moves.assign(plan.fetches.size(), 0);
+  for (std::int64_t f : last_fetch)
+    if (f >= 0) plan.fetch_moves[static_cast<std::size_t>(f)] = 1;
+}
 
 inline Plan make_plan(const GraphState& g, const std::vector<std::optional<TensorRef>>& fetches,
                       const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
@@ -120,25 +351,19 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   for (std::uint32_t i = 0; i < needed.size(); ++i)
     if (needed[i]) plan.order.push_back(NodeId{i});
 
-  std::map<TensorRef, std::size_t> last_use;
-  for (std::size_t step = 0; step < plan.order.size(); ++step)
-    for (const TensorRef& in : g.node(plan.order[step]).inputs)
-      if (!fed.count(in)) last_use[in] = step;
-  for (const auto& f : fetches)
-    if (f) last_use.erase(*f);
-  plan.release_after.resize(plan.order.size());
-  for (const auto& [ref, step] : last_use) plan.release_after[step].push_back(ref);
   if (devices.place) plan.device_of_step = devices.place(plan.order);
+  auto device_of = [&](std::size_t step) -> std::size_t {
+    return plan.device_of_step.empty() ? 0 : plan.device_of_step[step];
+  };
   std::vector<const ElementwiseDef*> elementwise_of_step(plan.order.size(), nullptr);
-  if (!devices.backends.empty()) {
-    plan.kernel_of_step.resize(plan.order.size());
-    for (std::size_t step = 0; step < plan.order.size(); ++step) {
-      const Node& n = g.node(plan.order[step]);
-      const std::size_t device = plan.device_of_step.empty() ? 0 : plan.device_of_step[step];
-      if (!n.def || device >= devices.backends.size()) continue;
-      plan.kernel_of_step[step] = devices.backends[device]->kernel(*n.def);
-      elementwise_of_step[step] = devices.backends[device]->elementwise(*n.def);
-    }
+  std::vector<KernelFn> kernel_of_step(plan.order.size(), nullptr);
+  plan.kernels_resolved = !devices.backends.empty();
+  for (std::size_t step = 0; plan.kernels_resolved && step < plan.order.size(); ++step) {
+    const Node& n = g.node(plan.order[step]);
+    const std::size_t device = device_of(step);
+    if (!n.def || device >= devices.backends.size()) continue;
+    kernel_of_step[step] = devices.backends[device]->kernel(*n.def);
+    elementwise_of_step[step] = devices.backends[device]->elementwise(*n.def);
   }
   plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, devices.fused_kernels,
                               plan.device_of_step, elementwise_of_step);
@@ -154,16 +379,20 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   plan.num_nodes = g.nodes.size();
   // Dense slots: every output of every step, then one per fed tensor.
   std::map<TensorRef, std::uint32_t> slot_of;
+  std::vector<std::int64_t> step_of_slot;  // the producing step, -1 for a fed slot
   for (std::size_t step = 0; step < plan.order.size(); ++step) {
     const Node& n = g.node(plan.order[step]);
     plan.output_slot.push_back(plan.num_slots);
-    for (std::size_t i = 0; i < n.outputs.size(); ++i)
+    for (std::size_t i = 0; i < n.outputs.size(); ++i) {
       slot_of[TensorRef{plan.order[step], static_cast<int>(i)}] = plan.num_slots++;
+      step_of_slot.push_back(static_cast<std::int64_t>(step));
+    }
     plan.max_outputs = std::max(plan.max_outputs, n.outputs.size());
   }
   for (const TensorRef& f : feeds) {
     plan.feed_slots.push_back(plan.num_slots);
     slot_of[f] = plan.num_slots++;  // a fed tensor is read from its feed, not its producer
+    step_of_slot.push_back(-1);
   }
   for (std::size_t step = 0; step < plan.order.size(); ++step) {
     const Node& n = g.node(plan.order[step]);
@@ -173,21 +402,10 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   }
   plan.input_begin.push_back(static_cast<std::uint32_t>(plan.input_slots.size()));
   for (const auto& f : fetches) plan.fetch_slots.push_back(f ? std::int64_t{slot_of.at(*f)} : -1);
-  std::vector<std::int64_t> last_read(plan.num_slots, -1);
-  for (std::size_t k = 0; k < plan.input_slots.size(); ++k)
-    last_read[plan.input_slots[k]] = static_cast<std::int64_t>(k);
-  for (std::int64_t s : plan.fetch_slots)
-    if (s >= 0) last_read[static_cast<std::size_t>(s)] = -1;  // read again at the end
-  plan.input_moves.assign(plan.input_slots.size(), 0);
-  for (std::int64_t k : last_read)
-    if (k >= 0) plan.input_moves[static_cast<std::size_t>(k)] = 1;
-  for (const auto& refs : plan.release_after) {
-    plan.release_slots.emplace_back();
-    for (const TensorRef& r : refs) plan.release_slots.back().push_back(slot_of.at(r));
-  }
   plan.schedule =
       make_schedule(g, plan.order, plan.fusion, plan.output_slot, plan.input_begin,
                     plan.input_slots, plan.fetch_slots, plan.feed_slots, plan.num_slots);
+  resolve_steps(plan, g, devices, kernel_of_step, step_of_slot);
   return plan;
 }
 
