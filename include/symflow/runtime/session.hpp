@@ -6,8 +6,10 @@
 // Threads: run() may be called from several threads at once, as in TensorFlow. Runs
 // share the session's lock; only building a new plan, close() and load_variable take
 // it alone. Variables have their own locks, and a stateful kernel (a random op's
-// generator) runs for one run at a time. The graph must not grow while runs are in
-// flight.
+// generator) runs for one run at a time. The graph may grow while runs are in flight,
+// as in TensorFlow: a run whose signature has a plan already, with fetches and feeds
+// given as handles, reads nothing of the graph (its plan holds what it needs). Planning
+// a new signature, and resolving names, read the graph: do not add ops meanwhile.
 //
 // This header declares; runtime/session_inl.hpp defines (detail/config.hpp): a source
 // that only runs graphs parses no executor, planner or device.

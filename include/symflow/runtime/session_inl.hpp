@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "symflow/backend/devices.hpp"
+#include "symflow/core/small_vector.hpp"
 #include "symflow/graph/feed.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/runtime/executor.hpp"
@@ -52,15 +53,33 @@ class SessionImpl {
                          const std::vector<Operation>& targets) {
     std::shared_lock lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    // Per-thread argument buffers: a steady run allocates none of its own.
-    thread_local RunArgs args;
-    args.clear();
-    struct Clear {  // the feeds share the caller's buffers: let go of them after the run
-      RunArgs& a;
-      ~Clear() { a.clear(); }
-    } clear_after{args};
-    const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
-    return detail::execute(plan, graph_.state(), devices_.backends, args.feed_values, state_);
+    PlanKey key;
+    build_key(fetches, feeds, targets, key);
+    const Plan& plan = plan_for(
+        key, [&]() -> const std::vector<Fetch>& { return fetches; }, feeds, targets, lock);
+    Run run(plan, devices_.backends, state_);
+    for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
+    run.go();
+    return run.results();
+  }
+  // The same for one tensor.
+  Value run(const Output& fetch, const FeedDict& feeds) {
+    std::shared_lock lock(mutex_);
+    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
+    const TensorRef ref = own(fetch, "Fetch").ref();
+    PlanKey key(4 + 2 * feeds.size());
+    key[0] = ref.node.value;
+    key[1] = ref.index;
+    key[2] = kEndOfFetches;
+    key[3] = kEndOfTargets;
+    add_feeds_to_key(
+        feeds, key, 4, [&] { return std::vector<Fetch>{fetch}; }, no_targets());
+    const Plan& plan = plan_for(
+        key, [&] { return std::vector<Fetch>{fetch}; }, feeds, no_targets(), lock);
+    Run run(plan, devices_.backends, state_);
+    for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
+    run.go();
+    return run.result();
   }
 
   // The elementwise clusters that run as one fused kernel for this run signature:
@@ -71,13 +90,14 @@ class SessionImpl {
                                                        const std::vector<Operation>& targets) {
     std::shared_lock lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    RunArgs args;
-    const Plan& plan = plan_for(fetches, feeds, targets, args, lock);
+    PlanKey key;
+    build_key(fetches, feeds, targets, key);
+    const Plan& plan = plan_for(
+        key, [&]() -> const std::vector<Fetch>& { return fetches; }, feeds, targets, lock);
     std::vector<std::vector<std::string>> out;
     for (const FusedCluster& c : plan.fusion.clusters) {
       out.emplace_back();
-      for (std::size_t step : c.steps)
-        out.back().push_back(graph_.state().node(plan.order[step]).name);
+      for (std::size_t step : c.steps) out.back().push_back(plan.nodes[step].name);
     }
     return out;
   }
@@ -86,6 +106,7 @@ class SessionImpl {
   void close() {
     std::unique_lock lock(mutex_);
     closed_ = true;
+    last_plan_.store(nullptr, std::memory_order_relaxed);
     plans_.clear();
     state_.variables.clear();
   }
@@ -165,109 +186,127 @@ class SessionImpl {
   }
 
  private:
-  // What one run resolved from its arguments.
+  // A run signature: each fetch's (node, output) or (-1, -1) for an operation, then
+  // kEndOfFetches, the ids of the operations to run (fetched ones first, then the
+  // targets), kEndOfTargets, and each feed's (node, output). Handles resolve without
+  // reading the graph; names are looked up in it.
+  using PlanKey = SmallVector<std::int64_t, 32>;
+  static const std::vector<Operation>& no_targets() {
+    static const std::vector<Operation> none;
+    return none;
+  }
+  static constexpr std::int64_t kEndOfFetches = -2;
+  static constexpr std::int64_t kEndOfTargets = -3;
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
+  };
+
+  void build_key(const std::vector<Fetch>& fetches, const FeedDict& feeds,
+                 const std::vector<Operation>& targets, PlanKey& key) const {
+    SmallVector<std::int64_t, 8> fetched_ops;
+    for (const Fetch& f : fetches) {
+      std::optional<TensorRef> ref;
+      if (auto* t = std::get_if<Output>(&f.target)) {
+        ref = own(*t, "Fetch").ref();
+      } else if (auto* op = std::get_if<Operation>(&f.target)) {
+        fetched_ops.push_back(own(*op, "Fetch").id().value);
+      } else {
+        const std::string& name = std::get<std::string>(f.target);
+        if (name.find(':') != std::string::npos)
+          ref = graph_.get_tensor_by_name(name).ref();
+        else
+          fetched_ops.push_back(graph_.get_operation_by_name(name).id().value);
+      }
+      key.push_back(ref ? ref->node.value : -1);
+      key.push_back(ref ? ref->index : -1);
+    }
+    key.push_back(kEndOfFetches);
+    for (std::int64_t id : fetched_ops) key.push_back(id);
+    for (const Operation& op : targets) key.push_back(own(op, "Target").id().value);
+    key.push_back(kEndOfTargets);
+    const std::size_t first_feed = key.size();
+    key.resize(first_feed + 2 * feeds.size());
+    add_feeds_to_key(
+        feeds, key, first_feed, [&]() -> const std::vector<Fetch>& { return fetches; }, targets);
+  }
+
+  // Writes each feed's tensor into `key` from `at` on. A feed that does not resolve
+  // fails as the full check (check_args) fails, which reports the first bad argument
+  // in order.
+  template <class Fetches>
+  void add_feeds_to_key(const FeedDict& feeds, PlanKey& key, std::size_t at, Fetches fetches,
+                        const std::vector<Operation>& targets) const {
+    for (const Feed& feed : feeds) {
+      TensorRef ref;
+      try {
+        if (auto* t = std::get_if<Output>(&feed.tensor))
+          ref = own(*t, "Feed").ref();
+        else
+          ref = graph_.get_tensor_by_name(std::get<std::string>(feed.tensor)).ref();
+      } catch (const Error&) {
+        check_args(fetches(), feeds, targets);  // throws the first error, in order
+        throw;
+      }
+      key[at++] = ref.node.value;
+      key[at++] = ref.index;
+    }
+  }
+
+  // What make_plan needs of a run's arguments, resolved and checked.
   struct RunArgs {
     std::vector<std::optional<TensorRef>> fetch_refs;
     std::vector<NodeId> target_ids;
     std::vector<TensorRef> feed_refs;
-    std::vector<Value> feed_values;
-    std::vector<std::int64_t> key;
-    void clear() {
-      fetch_refs.clear();
-      target_ids.clear();
-      feed_refs.clear();
-      feed_values.clear();
-      key.clear();
-    }
   };
-
-  // Resolves and checks the fetches and feeds, and returns the signature's plan.
-  // `lock` is held shared; it is dropped and retaken to build a missing plan.
-  const Plan& plan_for(const std::vector<Fetch>& fetches, const FeedDict& feeds,
-                       const std::vector<Operation>& targets, RunArgs& args,
-                       std::shared_lock<std::shared_mutex>& lock) {
-    for (const Fetch& f : fetches) resolve_fetch(f, args.fetch_refs, args.target_ids);
+  // Resolves and checks every argument, in order, as a run of a new signature does
+  // (reading the graph): the first bad one throws.
+  RunArgs check_args(const std::vector<Fetch>& fetches, const FeedDict& feeds,
+                     const std::vector<Operation>& targets) const {
+    RunArgs args;
+    for (const Fetch& f : fetches) {
+      std::optional<TensorRef> ref;
+      resolve_fetch(f, ref, args.target_ids);
+      args.fetch_refs.push_back(ref);
+    }
     for (const Operation& op : targets) args.target_ids.push_back(own(op, "Target").id());
-
     for (const Feed& feed : feeds) {
       Output t = resolve_feed_tensor(feed);
-      check_feed(t, feed.value);
+      check_feed(t.name(), t.dtype(), t.get_shape(), feed.value);
       if (std::find(args.feed_refs.begin(), args.feed_refs.end(), t.ref()) != args.feed_refs.end())
         throw ValueError("Tensor " + t.name() + " is fed twice");
       args.feed_refs.push_back(t.ref());
-      args.feed_values.push_back(feed.value);
     }
-    return cached_plan(args, lock);
+    return args;
   }
 
-  Operation own(const Operation& op, std::string_view what) const {
-    if (!op.valid()) throw ValueError(std::string(what) + " is an empty operation handle");
-    if (op.graph_state() != graph_.state_ptr())
-      throw ValueError(
-          std::string(what) + " argument " + op.name() +
-          " cannot be interpreted as an Operation: it is not an element of this graph.");
-    return op;
-  }
-  Output own(const Output& t, std::string_view what) const {
-    if (!t.valid()) throw ValueError(std::string(what) + " is an empty tensor handle");
-    if (t.op().graph_state() != graph_.state_ptr())
-      throw ValueError(std::string(what) + " argument " + to_string(t) +
-                       " cannot be interpreted as a Tensor. (Tensor " + to_string(t) +
-                       " is not an element of this graph.)");
-    return t;
-  }
-
-  void resolve_fetch(const Fetch& f, std::vector<std::optional<TensorRef>>& refs,
-                     std::vector<NodeId>& targets) const {
-    if (auto* t = std::get_if<Output>(&f.target)) {
-      refs.push_back(own(*t, "Fetch").ref());
-    } else if (auto* op = std::get_if<Operation>(&f.target)) {
-      targets.push_back(own(*op, "Fetch").id());
-      refs.push_back(std::nullopt);
-    } else {
-      const std::string& name = std::get<std::string>(f.target);
-      if (name.find(':') != std::string::npos) {
-        refs.push_back(graph_.get_tensor_by_name(name).ref());
-      } else {
-        targets.push_back(graph_.get_operation_by_name(name).id());
-        refs.push_back(std::nullopt);
+  // The plan of the signature `key`. A cached plan checks the feeds against what it
+  // recorded of the fed tensors, and reads nothing of the graph; a new signature is
+  // checked in full and planned. `lock` is held shared; it is dropped and retaken to
+  // build a missing plan.
+  // `fetches()` gives the run's fetches (a new signature only needs them).
+  template <class Fetches>
+  const Plan& plan_for(const PlanKey& key, Fetches fetches, const FeedDict& feeds,
+                       const std::vector<Operation>& targets,
+                       std::shared_lock<std::shared_mutex>& lock) {
+    const PlanEntry* entry = last_plan_.load(std::memory_order_relaxed);
+    if (!entry || !std::equal(key.begin(), key.end(), entry->first.begin(), entry->first.end())) {
+      auto it = plans_.find(key);
+      entry = it == plans_.end() ? nullptr : &*it;
+      if (entry) last_plan_.store(entry, std::memory_order_relaxed);
+    }
+    if (entry) {
+      const Plan& plan = entry->second;
+      for (std::size_t i = 0; i < feeds.size(); ++i) {
+        const FeedSpec& spec = plan.feed_specs[i];
+        check_feed(spec.name, spec.dtype, spec.shape, feeds[i].value);
       }
+      return plan;
     }
-  }
-
-  Output resolve_feed_tensor(const Feed& feed) const {
-    if (auto* t = std::get_if<Output>(&feed.tensor)) return own(*t, "Feed");
-    return graph_.get_tensor_by_name(std::get<std::string>(feed.tensor));
-  }
-
-  // Feeds are checked against the tensor's static type before anything runs.
-  static void check_feed(const Output& t, const Value& v) {
-    if (v.is_none()) throw ValueError("Cannot feed an empty value for Tensor '" + t.name() + "'");
-    if (v.dtype() != t.dtype())
-      throw TypeError("Cannot feed value of dtype " + std::string(dtype_name(v.dtype())) +
-                      " for Tensor '" + t.name() + "', which has dtype " +
-                      std::string(dtype_name(t.dtype())));
-    if (!t.get_shape().is_compatible_with(v.dims()))
-      throw ValueError("Cannot feed value of shape " + Shape(v.dims()).to_string() +
-                       " for Tensor '" + t.name() + "', which has shape '" +
-                       t.get_shape().to_string() + "'");
-  }
-
-  const Plan& cached_plan(RunArgs& args, std::shared_lock<std::shared_mutex>& lock) {
-    std::vector<std::int64_t>& key = args.key;
-    for (const auto& f : args.fetch_refs) {
-      key.push_back(f ? f->node.value : -1);
-      key.push_back(f ? f->index : -1);
-    }
-    key.push_back(-2);
-    for (NodeId t : args.target_ids) key.push_back(t.value);
-    key.push_back(-3);
-    for (const TensorRef& r : args.feed_refs) {
-      key.push_back(r.node.value);
-      key.push_back(r.index);
-    }
-    auto it = plans_.find(key);
-    if (it != plans_.end()) return it->second;
+    RunArgs args = check_args(fetches(), feeds, targets);
     // A new signature: plan it alone (runs in flight finish first), then share again.
     lock.unlock();
     {
@@ -290,12 +329,72 @@ class SessionImpl {
                                       args.feed_refs, plan_devices);
         detail::attach_scratch(plan);
         state_.reserve_nodes(plan.num_nodes);
-        plans_.emplace(key, std::move(plan));
+        plans_.emplace(std::vector<std::int64_t>(key.begin(), key.end()), std::move(plan));
       }
     }
     lock.lock();
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
     return plans_.find(key)->second;  // std::map: entries stay put while others are added
+  }
+
+  const Operation& own(const Operation& op, std::string_view what) const {
+    if (!op.valid()) throw ValueError(std::string(what) + " is an empty operation handle");
+    if (op.graph_state() != graph_.state_ptr())
+      throw ValueError(
+          std::string(what) + " argument " + op.name() +
+          " cannot be interpreted as an Operation: it is not an element of this graph.");
+    return op;
+  }
+  const Output& own(const Output& t, std::string_view what) const {
+    if (!t.valid()) throw ValueError(std::string(what) + " is an empty tensor handle");
+    if (t.op().graph_state() != graph_.state_ptr())
+      throw ValueError(std::string(what) + " argument " + to_string(t) +
+                       " cannot be interpreted as a Tensor. (Tensor " + to_string(t) +
+                       " is not an element of this graph.)");
+    return t;
+  }
+
+  // A fetch's tensor (none for an operation, whose id goes to `ops`).
+  void resolve_fetch(const Fetch& f, std::optional<TensorRef>& ref,
+                     std::vector<NodeId>& ops) const {
+    if (auto* t = std::get_if<Output>(&f.target)) {
+      ref = own(*t, "Fetch").ref();
+    } else if (auto* op = std::get_if<Operation>(&f.target)) {
+      ops.push_back(own(*op, "Fetch").id());
+    } else {
+      const std::string& name = std::get<std::string>(f.target);
+      if (name.find(':') != std::string::npos)
+        ref = graph_.get_tensor_by_name(name).ref();
+      else
+        ops.push_back(graph_.get_operation_by_name(name).id());
+    }
+  }
+
+  Output resolve_feed_tensor(const Feed& feed) const {
+    if (auto* t = std::get_if<Output>(&feed.tensor)) return own(*t, "Feed");
+    return graph_.get_tensor_by_name(std::get<std::string>(feed.tensor));
+  }
+
+  // Shape::is_compatible_with(dims), without making a Shape of the dims.
+  static bool fits(const Shape& shape, const Dims& dims) {
+    if (!shape.has_rank()) return true;
+    const Dims& want = shape.dims();
+    if (want.size() != dims.size()) return false;
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      if (want[i] >= 0 && want[i] != dims[i]) return false;
+    return true;
+  }
+  // Feeds are checked against the tensor's static type before anything runs.
+  static void check_feed(const std::string& name, DType dtype, const Shape& shape, const Value& v) {
+    if (v.dtype() == dtype && fits(shape, v.dims())) [[likely]]
+      return;
+    if (v.is_none()) throw ValueError("Cannot feed an empty value for Tensor '" + name + "'");
+    if (v.dtype() != dtype)
+      throw TypeError("Cannot feed value of dtype " + std::string(dtype_name(v.dtype())) +
+                      " for Tensor '" + name + "', which has dtype " +
+                      std::string(dtype_name(dtype)));
+    throw ValueError("Cannot feed value of shape " + Shape(v.dims()).to_string() + " for Tensor '" +
+                     name + "', which has shape '" + shape.to_string() + "'");
   }
 
   static bool hides_gpu(const ConfigProto& config) {
@@ -309,7 +408,11 @@ class SessionImpl {
   detail::Placer placer_;      // changed under the exclusive lock only
   std::unique_ptr<ThreadPool> intra_op_;
   std::unique_ptr<ThreadPool> inter_op_;  // null: steps run in order on the calling thread
-  std::map<std::vector<std::int64_t>, Plan> plans_;
+  std::map<std::vector<std::int64_t>, Plan, KeyLess> plans_;
+  // The plan the last run found (any thread's): most runs repeat one signature. Entries
+  // of plans_ stay put until close(), which empties both under the exclusive lock.
+  using PlanEntry = std::pair<const std::vector<std::int64_t>, Plan>;
+  std::atomic<const PlanEntry*> last_plan_{nullptr};
   detail::SessionState state_;  // variables and kernel state: this session's alone
   mutable std::shared_mutex mutex_;
   std::atomic<bool> closed_ = false;
@@ -331,7 +434,7 @@ SYMFLOW_INLINE std::vector<Value> Session::run(const std::vector<Fetch>& fetches
 }
 
 SYMFLOW_INLINE Value Session::run(const Output& fetch, const FeedDict& feeds) {
-  return run(std::vector<Fetch>{fetch}, feeds).at(0);
+  return impl_->run(fetch, feeds);
 }
 SYMFLOW_INLINE Value Session::run(const std::string& fetch_name, const FeedDict& feeds) {
   return run(std::vector<Fetch>{fetch_name}, feeds).at(0);
