@@ -8,11 +8,16 @@
 // Size classes: powers of two up to 64 KiB; above, eight classes per power of two
 // (at most 12.5% slack). Each small class keeps up to 64 blocks; large blocks are
 // kept up to kMaxLargeBytes in all, and the rest go back to the system.
+//
+// Each thread also keeps up to kPerThread blocks of each class up to kThreadMax bytes
+// for itself, taken and given back without the pool's lock (a run of small ops makes
+// and frees a block per op); a thread's blocks go to the shared lists when it ends.
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <new>
 #include <type_traits>
@@ -49,6 +54,9 @@ class BufferPool {
 
   void* allocate(std::size_t bytes) {
     const std::size_t cap = capacity(bytes);
+    if (kEnabled && cap <= kThreadMax)
+      if (ThreadCache* cache = thread_cache())
+        if (void* p = cache->pop(small_class(cap))) return p;
     if (kEnabled) {
       std::lock_guard lock(mutex_);
       if (cap <= kSmallMax) {
@@ -74,6 +82,59 @@ class BufferPool {
 
   void deallocate(void* p, std::size_t bytes) noexcept {
     const std::size_t cap = capacity(bytes);
+    if (kEnabled && cap <= kThreadMax)
+      if (ThreadCache* cache = thread_cache())
+        if (cache->push(small_class(cap), p)) return;
+    deallocate_shared(p, cap);
+  }
+
+ private:
+  static constexpr std::size_t kMinShift = 6;  // 64 bytes
+  static constexpr std::size_t kMinBytes = std::size_t{1} << kMinShift;
+  static constexpr std::size_t kSmallClasses = 16 - kMinShift + 1;
+  static constexpr std::size_t kThreadMax = 4096;
+  static constexpr std::size_t kThreadClasses = 12 - kMinShift + 1;
+  static constexpr std::size_t kPerThread = 16;
+
+  // A thread's own blocks, by class.
+  class ThreadCache {
+   public:
+    ThreadCache(ThreadCache** self, bool* ended) : self_(self), ended_(ended) {}
+    ThreadCache(const ThreadCache&) = delete;
+    ThreadCache& operator=(const ThreadCache&) = delete;
+    ~ThreadCache() {
+      *self_ = nullptr;  // from now on this thread uses the shared lists only
+      *ended_ = true;
+      for (std::size_t c = 0; c < kThreadClasses; ++c)
+        for (std::size_t i = 0; i < count_[c]; ++i)
+          instance().deallocate_shared(blocks_[c][i], kMinBytes << c);
+    }
+    void* pop(std::size_t c) { return count_[c] ? blocks_[c][--count_[c]] : nullptr; }
+    bool push(std::size_t c, void* p) {
+      if (count_[c] == kPerThread) return false;
+      blocks_[c][count_[c]++] = p;
+      return true;
+    }
+
+   private:
+    ThreadCache** self_;
+    bool* ended_;
+    std::uint8_t count_[kThreadClasses] = {};
+    void* blocks_[kThreadClasses][kPerThread];
+  };
+  // This thread's cache, made on first use; null once the thread has destroyed it (a
+  // block freed by a later thread_local's destructor goes to the shared lists).
+  static ThreadCache* thread_cache() noexcept {
+    // Trivially destructible, so without a guard, and readable to the thread's end.
+    thread_local ThreadCache* cache = nullptr;
+    thread_local bool ended = false;
+    if (cache || ended) return cache;
+    thread_local ThreadCache mine(&cache, &ended);
+    cache = &mine;
+    return cache;
+  }
+
+  void deallocate_shared(void* p, std::size_t cap) noexcept {
     if (kEnabled) {
       std::lock_guard lock(mutex_);
       if (cap <= kSmallMax) {
@@ -91,10 +152,6 @@ class BufferPool {
     ::operator delete(p, kAlignment);
   }
 
- private:
-  static constexpr std::size_t kMinShift = 6;  // 64 bytes
-  static constexpr std::size_t kMinBytes = std::size_t{1} << kMinShift;
-  static constexpr std::size_t kSmallClasses = 16 - kMinShift + 1;
   BufferPool() {
     for (auto& list : small_) list.reserve(kMaxCachedPerClass);
     large_.reserve(kMaxLargeBlocks);

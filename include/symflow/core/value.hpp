@@ -28,20 +28,20 @@ namespace symflow {
 namespace detail {
 
 // A zeroed, 64-byte aligned buffer of at least `bytes` bytes: one block from the
-// BufferPool holds both the reference count and the data (allocate_shared).
+// BufferPool holds both the reference count and the data (allocate_shared). The
+// shared_ptr<CacheLine[]> converts to shared_ptr<void> by a move (no count traffic),
+// and points at the first line.
 struct alignas(64) CacheLine {
   std::byte bytes[64];
 };
 inline std::shared_ptr<void> allocate_aligned(std::size_t bytes) {
   const std::size_t lines = std::max<std::size_t>(1, (bytes + 63) / 64);
-  auto block = std::allocate_shared<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
-  return std::shared_ptr<void>(block, block.get());
+  return std::allocate_shared<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
 }
 // The same, not zeroed: for outputs that a kernel overwrites entirely.
 inline std::shared_ptr<void> allocate_aligned_for_overwrite(std::size_t bytes) {
   const std::size_t lines = std::max<std::size_t>(1, (bytes + 63) / 64);
-  auto block = std::allocate_shared_for_overwrite<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
-  return std::shared_ptr<void>(block, block.get());
+  return std::allocate_shared_for_overwrite<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
 }
 
 template <class T>
@@ -311,19 +311,27 @@ class Value {
       if (d < 0) throw ValueError("Value dims must be non-negative, got " + dims_to_string(dims));
   }
 
+  // The checks stay small enough to inline into every data<T>(); their messages are
+  // built out of line.
   void check_host() const {
     if (space_ != MemorySpace::host) [[unlikely]]
-      throw FailedPreconditionError("A " + std::string(dtype_name(dtype_)) + " value of shape " +
-                                    dims_to_string(dims_) +
-                                    " lives in device memory: copy it to the host (a Session's "
-                                    "fetches are) before reading its elements");
+      fail_not_host();
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_not_host() const {
+    throw FailedPreconditionError("A " + std::string(dtype_name(dtype_)) + " value of shape " +
+                                  dims_to_string(dims_) +
+                                  " lives in device memory: copy it to the host (a Session's "
+                                  "fetches are) before reading its elements");
   }
 
   template <class T>
   void check_type() const {
-    if (dtype_ != dtype_v<T>)
-      throw TypeError("Value holds " + std::string(dtype_name(dtype_)) + ", not " +
-                      std::string(dtype_name(dtype_v<T>)));
+    if (dtype_ != dtype_v<T>) [[unlikely]]
+      fail_type(dtype_v<T>);
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_type(DType wanted) const {
+    throw TypeError("Value holds " + std::string(dtype_name(dtype_)) + ", not " +
+                    std::string(dtype_name(wanted)));
   }
 
   template <class T>
