@@ -53,8 +53,9 @@ tf::Value to_value(const std::vector<float>& v, tf::Dims dims) {
   return out;
 }
 
-// overhead: x + 1 + 1 ... (10 Add nodes) on a fed scalar. With fusion the ten adds are
-// one cluster; without, ten kernels: both are reported, the second is the per-node cost.
+// overhead: x + 1 + 1 ... (10 Add nodes) on a fed scalar. Scalars are too small to fuse
+// (runtime/fusion.hpp, kSmallClusterElements), so with fusion on or off the run is ten
+// Add kernels and ten Consts: both report the executor's per-node cost.
 [[maybe_unused]] void overhead(benchmark::State& state, int threads, bool fusion) {
   tf::Graph g;
   auto guard = g.as_default();
