@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "symflow/backend/devices.hpp"
 #include "symflow/detail/config.hpp"
 #include "symflow/graph/feed.hpp"
 #include "symflow/graph/graph.hpp"
@@ -33,7 +34,11 @@ class SessionImpl;
 
 class Session final : public Evaluator {
  public:
-  explicit Session(Graph graph = get_default_graph(), ConfigProto config = {});
+  // The devices are made here, in the program's own source, not in the compiled library
+  // (detail/config.hpp): whether the program has a GPU backend (SYMFLOW_THRUST, set by
+  // the targets symflow::thrust_omp and symflow::cuda) is for its sources to say.
+  explicit Session(Graph graph = get_default_graph(), ConfigProto config = {})
+      : Session(make_devices(config), std::move(graph), config) {}
   explicit Session(ConfigProto config) : Session(get_default_graph(), std::move(config)) {}
   ~Session() override;
   Session(const Session&) = delete;
@@ -94,6 +99,15 @@ class Session final : public Evaluator {
   std::string device_of(const Operation& op);
 
  private:
+  static bool hides_gpu(const ConfigProto& config) {
+    const auto count = config.device_count.find("GPU");
+    return count != config.device_count.end() && count->second <= 0;
+  }
+  static detail::DeviceSet make_devices(const ConfigProto& config) {
+    return detail::make_device_set(hides_gpu(config), config.gpu_options);
+  }
+  Session(detail::DeviceSet devices, Graph graph, const ConfigProto& config);
+
   std::unique_ptr<detail::SessionImpl> impl_;
 };
 

@@ -30,10 +30,10 @@ namespace detail {
 // What a Session holds and does; the Session forwards to it.
 class SessionImpl {
  public:
-  SessionImpl(Graph graph, ConfigProto config)
+  SessionImpl(Graph graph, ConfigProto config, DeviceSet devices)
       : graph_(std::move(graph)),
         config_(std::move(config)),
-        devices_(detail::make_device_set(hides_gpu(config_), config_.gpu_options)),
+        devices_(std::move(devices)),
         placer_(devices_, config_),
         intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
     state_.intra_op = intra_op_.get();
@@ -397,11 +397,6 @@ class SessionImpl {
                      name + "', which has shape '" + shape.to_string() + "'");
   }
 
-  static bool hides_gpu(const ConfigProto& config) {
-    const auto count = config.device_count.find("GPU");
-    return count != config.device_count.end() && count->second <= 0;
-  }
-
   Graph graph_;
   ConfigProto config_;
   detail::DeviceSet devices_;  // device 0 is the CPU
@@ -420,8 +415,8 @@ class SessionImpl {
 
 }  // namespace detail
 
-SYMFLOW_INLINE Session::Session(Graph graph, ConfigProto config)
-    : impl_(std::make_unique<detail::SessionImpl>(std::move(graph), std::move(config))) {}
+SYMFLOW_INLINE Session::Session(detail::DeviceSet devices, Graph graph, const ConfigProto& config)
+    : impl_(std::make_unique<detail::SessionImpl>(std::move(graph), config, std::move(devices))) {}
 SYMFLOW_INLINE Session::~Session() = default;
 
 SYMFLOW_INLINE const Graph& Session::graph() const { return impl_->graph(); }
