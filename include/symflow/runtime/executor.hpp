@@ -57,13 +57,13 @@
 
 namespace symflow::detail {
 
-// One run of a plan: feed it, go(), then take its results. `backends`: the session's
+// One run of a plan: feed it, go(), then take its results. `devices`: the session's
 // devices, by index (device 0 for a plan without placement).
 class Run {
  public:
-  Run(const Plan& plan, std::span<const Backend* const> backends, SessionState& session)
+  Run(const Plan& plan, const RunDevices& devices, SessionState& session)
       : plan_(plan),
-        devices_(backends),
+        devices_(devices),
         session_(session),
         lease_(plan),
         scratch_(*lease_),
@@ -111,7 +111,8 @@ class Run {
   std::vector<Value> results() {
     std::vector<Value> out;
     out.reserve(plan_.fetches.size());
-    for (std::size_t f = 0; f < plan_.fetches.size(); ++f) out.push_back(fetch(f));
+    out.resize(plan_.fetches.size());
+    for (std::size_t f = 0; f < out.size(); ++f) fetch(f, out[f]);
     finish();
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (out[i].is_none()) continue;
@@ -128,7 +129,8 @@ class Run {
   }
   // The same for a plan with one fetch.
   Value result() {
-    Value v = fetch(0);
+    Value v;
+    fetch(0, v);
     finish();
     if (!v.is_none() && v.buffer_owners() > 1) v = v.clone();
     return v;
@@ -319,18 +321,16 @@ class Run {
     }
   }
 
-  // Fetch f from its slot, on the host.
-  Value fetch(std::size_t f) {
+  // Fetch f from its slot, on the host, into `v` (empty for an operation).
+  void fetch(std::size_t f, Value& v) {
     const std::int64_t s = plan_.fetch_slots[f];
-    if (s < 0) return Value();
+    if (s < 0) return;
     const auto slot = static_cast<std::size_t>(s);
-    Value v;
     if (plan_.fetch_moves[f])
       slots_.take(slot, plan_.fetch_names[f], v);
     else
       v = slots_.read(slot, plan_.fetch_names[f]);
     if (v.on_device()) v = devices_.to_host(v);  // a fresh host buffer
-    return v;
   }
 
   // The run is over: nothing of it may stay in the scratch (fetched buffers would look
@@ -409,7 +409,7 @@ class Run {
   }
 
   const Plan& plan_;
-  RunDevices devices_;
+  const RunDevices& devices_;
   SessionState& session_;
   ScratchLease lease_;
   RunScratch& scratch_;
@@ -423,7 +423,8 @@ class Run {
 // Runs `plan` with `feed_values` (in the order of Plan::feeds) and returns its fetches.
 inline std::vector<Value> execute(const Plan& plan, std::span<const Backend* const> backends,
                                   const std::vector<Value>& feed_values, SessionState& session) {
-  Run run(plan, backends, session);
+  const RunDevices devices(backends);
+  Run run(plan, devices, session);
   for (std::size_t i = 0; i < plan.feed_slots.size(); ++i) run.feed(i, feed_values[i]);
   run.go();
   return run.results();

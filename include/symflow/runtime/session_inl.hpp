@@ -35,6 +35,7 @@ class SessionImpl {
         config_(std::move(config)),
         devices_(std::move(devices)),
         placer_(devices_, config_),
+        run_devices_(devices_.backends),
         intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
     state_.intra_op = intra_op_.get();
     // Independent steps on several threads only when asked for (options.hpp says why).
@@ -57,7 +58,7 @@ class SessionImpl {
     build_key(fetches, feeds, targets, key);
     const Plan& plan = plan_for(
         key, [&]() -> const std::vector<Fetch>& { return fetches; }, feeds, targets, lock);
-    Run run(plan, devices_.backends, state_);
+    Run run(plan, run_devices_, state_);
     for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
     run.go();
     return run.results();
@@ -76,7 +77,7 @@ class SessionImpl {
         feeds, key, 4, [&] { return std::vector<Fetch>{fetch}; }, no_targets());
     const Plan& plan = plan_for(
         key, [&] { return std::vector<Fetch>{fetch}; }, feeds, no_targets(), lock);
-    Run run(plan, devices_.backends, state_);
+    Run run(plan, run_devices_, state_);
     for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
     run.go();
     return run.result();
@@ -338,20 +339,25 @@ class SessionImpl {
   }
 
   const Operation& own(const Operation& op, std::string_view what) const {
-    if (!op.valid()) throw ValueError(std::string(what) + " is an empty operation handle");
-    if (op.graph_state() != graph_.state_ptr())
-      throw ValueError(
-          std::string(what) + " argument " + op.name() +
-          " cannot be interpreted as an Operation: it is not an element of this graph.");
-    return op;
+    if (op.valid() && op.graph_state() == graph_.state_ptr()) [[likely]]
+      return op;
+    not_own(op, what);
   }
   const Output& own(const Output& t, std::string_view what) const {
+    if (t.valid() && t.op().graph_state() == graph_.state_ptr()) [[likely]]
+      return t;
+    not_own(t, what);
+  }
+  [[noreturn]] static void not_own(const Operation& op, std::string_view what) {
+    if (!op.valid()) throw ValueError(std::string(what) + " is an empty operation handle");
+    throw ValueError(std::string(what) + " argument " + op.name() +
+                     " cannot be interpreted as an Operation: it is not an element of this graph.");
+  }
+  [[noreturn]] static void not_own(const Output& t, std::string_view what) {
     if (!t.valid()) throw ValueError(std::string(what) + " is an empty tensor handle");
-    if (t.op().graph_state() != graph_.state_ptr())
-      throw ValueError(std::string(what) + " argument " + to_string(t) +
-                       " cannot be interpreted as a Tensor. (Tensor " + to_string(t) +
-                       " is not an element of this graph.)");
-    return t;
+    throw ValueError(std::string(what) + " argument " + to_string(t) +
+                     " cannot be interpreted as a Tensor. (Tensor " + to_string(t) +
+                     " is not an element of this graph.)");
   }
 
   // A fetch's tensor (none for an operation, whose id goes to `ops`).
@@ -399,8 +405,9 @@ class SessionImpl {
 
   Graph graph_;
   ConfigProto config_;
-  detail::DeviceSet devices_;  // device 0 is the CPU
-  detail::Placer placer_;      // changed under the exclusive lock only
+  detail::DeviceSet devices_;       // device 0 is the CPU
+  detail::Placer placer_;           // changed under the exclusive lock only
+  detail::RunDevices run_devices_;  // devices_ as a run uses them
   std::unique_ptr<ThreadPool> intra_op_;
   std::unique_ptr<ThreadPool> inter_op_;  // null: steps run in order on the calling thread
   std::map<std::vector<std::int64_t>, Plan, KeyLess> plans_;
