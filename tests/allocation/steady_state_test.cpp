@@ -183,8 +183,10 @@ TEST_CASE("allocation: independent branches on two inter-op threads allocate onl
   const tf::FeedDict feeds{{x, tf::Value::filled<float>({96, 96}, 1.0f)}};
   // How many of the branches' buffers are alive at once depends on how the two threads
   // interleave them, so the pool may still need a block more after the warm-up, when a
-  // run happens to overlap more than any before. That is bounded by the plan's 8
-  // intermediates (4 products and 4 ReLUs); what must not happen is an allocation per run.
+  // run happens to overlap more than any before. That is bounded by the plan's 8 large
+  // intermediates (4 products and 4 ReLUs) plus the scalars' blocks that a thread frees
+  // into its own cache while another allocates (the caller and two inter-op threads, each
+  // keeping at most kPerThread of a class); what must not happen is an allocation per run.
   long extra = 0;
   bool quiet = false;
   for (int window = 0; window < 20 && !quiet; ++window) {
@@ -194,7 +196,7 @@ TEST_CASE("allocation: independent branches on two inter-op threads allocate onl
     quiet = made == kRuns;
   }
   CHECK(quiet);
-  CHECK(extra <= 8);
+  CHECK(extra <= 8 + 3 * static_cast<long>(tf::detail::BufferPool::kPerThread));
   // Each product's entries are 96 * w; the sums add 96 * 96 of them per branch.
   CHECK(sess.run(total, feeds).scalar<float>() == 96.0f * 96.0f * 96.0f * 0.5f * 10.0f);
 }

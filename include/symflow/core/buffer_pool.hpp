@@ -33,6 +33,8 @@ class BufferPool {
   static constexpr std::size_t kMaxLargeBlocks = 64;
   static constexpr std::size_t kMaxLargeBytes = std::size_t{512} << 20;
   static constexpr std::align_val_t kAlignment{64};
+  // Blocks of each class up to kThreadMax bytes a thread keeps for itself.
+  static constexpr std::size_t kPerThread = 16;
 #if defined(__SANITIZE_ADDRESS__)
   static constexpr bool kEnabled = false;  // AddressSanitizer must see every free
 #else
@@ -94,7 +96,6 @@ class BufferPool {
   static constexpr std::size_t kSmallClasses = 16 - kMinShift + 1;
   static constexpr std::size_t kThreadMax = 4096;
   static constexpr std::size_t kThreadClasses = 12 - kMinShift + 1;
-  static constexpr std::size_t kPerThread = 16;
 
   // A thread's own blocks, by class.
   class ThreadCache {
