@@ -8,6 +8,7 @@
 #   -DGENERATOR=<cmake generator>  -DCXX_COMPILER=<c++>  -DCONFIG=<symflow's build config>
 #   -DVERSION=<symflow's version>
 #   -DCONSUMER_BUILD_TYPE=<the consumer's CMAKE_BUILD_TYPE; default empty: no optimization>
+#   -DBUILD=ON|OFF (default ON; OFF: configure the consumer and check what it found, no build)
 #
 # find_package:     cmake --install the symflow build tree into WORK_DIR/prefix, then configure
 #                   the consumer with CMAKE_PREFIX_PATH=WORK_DIR/prefix (and check that it was
@@ -107,6 +108,11 @@ else()
   if(NOT _cuda MATCHES "SYMFLOW_CUDA:BOOL=OFF" OR _cuda MATCHES "CMAKE_CUDA_COMPILER:")
     message(FATAL_ERROR "${_name}: symflow as a subproject must not enable CUDA: ${_cuda}")
   endif()
+endif()
+
+if(DEFINED BUILD AND NOT BUILD)
+  message(STATUS "${_name}: configure only")
+  return()
 endif()
 
 set(_build_args --build "${_build}")
