@@ -36,7 +36,9 @@ else()
     $<$<BOOL:${SYMFLOW_WERROR}>:-Werror>
     # CMake's default Release flags say -O3; -O2 compiles the template-heavy tests faster.
     # Target options come after CMAKE_CXX_FLAGS_RELEASE on the command line, so this wins.
-    $<$<CONFIG:Release>:-O2>)
+    # A target whose own code need not be fast (the unit tests: the kernels they run are in
+    # symflow::compiled's library) may ask for less with its SYMFLOW_RELEASE_OPTIMIZATION.
+    $<$<CONFIG:Release>:$<IF:$<BOOL:$<TARGET_PROPERTY:SYMFLOW_RELEASE_OPTIMIZATION>>,$<TARGET_PROPERTY:SYMFLOW_RELEASE_OPTIMIZATION>,-O2>>)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12)
     # GCC 12's middle-end warnings fire on libstdc++ code inlined into ours (e.g. -Warray-bounds
     # on `std::string(s) + "literal"` at -O2, GCC PR 105329 / 105651): false positives that
