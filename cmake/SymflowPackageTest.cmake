@@ -115,7 +115,9 @@ if(DEFINED BUILD AND NOT BUILD)
   return()
 endif()
 
-set(_build_args --build "${_build}")
+# Two jobs: the test reserves two processors (tests/CMakeLists.txt), and a Makefile
+# generator would otherwise build one source at a time.
+set(_build_args --build "${_build}" --parallel 2)
 if(CONSUMER_BUILD_TYPE)
   list(APPEND _build_args --config "${CONSUMER_BUILD_TYPE}")
 endif()
