@@ -48,9 +48,10 @@ inline Value read_variable(VariableSlot& variable, const std::string& reader) {
 }
 
 // Empties `v`, letting go of its buffer, without the temporary of `v = Value()`.
+// Default-initialised (no parentheses): value-initialising would zero every byte first.
 inline void release(Value& v) noexcept {
   std::destroy_at(&v);
-  std::construct_at(&v);
+  ::new (static_cast<void*>(&v)) Value;
 }
 
 // The produced tensors of one run, by slot (Plan::output_slot): a value, or a
