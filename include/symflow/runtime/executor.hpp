@@ -109,9 +109,7 @@ class Run {
   // a variable's state, a feed) is copied, so that callers can write into what they get;
   // one tensor fetched twice comes back as one buffer.
   std::vector<Value> results() {
-    std::vector<Value> out;
-    out.reserve(plan_.fetches.size());
-    out.resize(plan_.fetches.size());
+    std::vector<Value> out(plan_.fetches.size());
     for (std::size_t f = 0; f < out.size(); ++f) fetch(f, out[f]);
     finish();
     for (std::size_t i = 0; i < out.size(); ++i) {
