@@ -53,11 +53,7 @@ class SessionImpl {
   std::vector<Value> run(const std::vector<Fetch>& fetches, const FeedDict& feeds,
                          const std::vector<Operation>& targets) {
     std::shared_lock lock(mutex_);
-    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    PlanKey key;
-    build_key(fetches, feeds, targets, key);
-    const Plan& plan = plan_for(
-        key, [&]() -> const std::vector<Fetch>& { return fetches; }, feeds, targets, lock);
+    const Plan& plan = plan_of(fetches, feeds, targets, lock);
     Run run(plan, run_devices_, state_);
     for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
     run.go();
@@ -90,11 +86,7 @@ class SessionImpl {
                                                        const FeedDict& feeds,
                                                        const std::vector<Operation>& targets) {
     std::shared_lock lock(mutex_);
-    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    PlanKey key;
-    build_key(fetches, feeds, targets, key);
-    const Plan& plan = plan_for(
-        key, [&]() -> const std::vector<Fetch>& { return fetches; }, feeds, targets, lock);
+    const Plan& plan = plan_of(fetches, feeds, targets, lock);
     std::vector<std::vector<std::string>> out;
     for (const FusedCluster& c : plan.fusion.clusters) {
       out.emplace_back();
@@ -282,6 +274,18 @@ class SessionImpl {
       args.feed_refs.push_back(t.ref());
     }
     return args;
+  }
+
+  // The plan of a run of `fetches` with `feeds` and `targets`, on an open session;
+  // `lock` is held shared (plan_for says why it may be retaken).
+  const Plan& plan_of(const std::vector<Fetch>& fetches, const FeedDict& feeds,
+                      const std::vector<Operation>& targets,
+                      std::shared_lock<std::shared_mutex>& lock) {
+    if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
+    PlanKey key;
+    build_key(fetches, feeds, targets, key);
+    return plan_for(
+        key, [&]() -> const std::vector<Fetch>& { return fetches; }, feeds, targets, lock);
   }
 
   // The plan of the signature `key`. A cached plan checks the feeds against what it
