@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -141,6 +143,52 @@ inline DType dtype_from_enum_name(std::string_view name) {
   }
   throw ValueError("Unknown data type '" + std::string(name) +
                    "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_BOOL");
+}
+
+// TensorFlow's DataType enum numbers (types.proto), as binary files store them.
+constexpr int dtype_tf_number(DType d) {
+  switch (d) {
+    case DType::float32:
+      return 1;
+    case DType::float64:
+      return 2;
+    case DType::int32:
+      return 3;
+    case DType::uint8:
+      return 4;
+    case DType::int64:
+      return 9;
+    case DType::bool_:
+      return 10;
+    case DType::invalid:
+      break;
+  }
+  return 0;
+}
+
+// TensorFlow's enum name of a DataType number, including the types symflow does not
+// have ("DT_STRING", "DT_FLOAT_REF"), so that a reader can say what it found.
+inline std::string tf_dtype_number_name(long long number) {
+  static constexpr std::string_view kNames[] = {
+      "DT_INVALID",    "DT_FLOAT",  "DT_DOUBLE",    "DT_INT32",   "DT_UINT8",   "DT_INT16",
+      "DT_INT8",       "DT_STRING", "DT_COMPLEX64", "DT_INT64",   "DT_BOOL",    "DT_QINT8",
+      "DT_QUINT8",     "DT_QINT32", "DT_BFLOAT16",  "DT_QINT16",  "DT_QUINT16", "DT_UINT16",
+      "DT_COMPLEX128", "DT_HALF",   "DT_RESOURCE",  "DT_VARIANT", "DT_UINT32",  "DT_UINT64"};
+  constexpr long long kCount = static_cast<long long>(std::size(kNames));
+  if (number >= 0 && number < kCount) return std::string(kNames[number]);
+  if (number > 100 && number < 100 + kCount) return std::string(kNames[number - 100]) + "_REF";
+  return "DataType " + std::to_string(number);
+}
+
+// The DType of a DataType number; a reference type (number + 100) gives its base type
+// and sets *is_ref. std::nullopt for a type symflow does not have.
+inline std::optional<DType> dtype_from_tf_number(long long number, bool* is_ref = nullptr) {
+  if (is_ref) *is_ref = number > 100;
+  if (number > 100) number -= 100;
+  for (DType d :
+       {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bool_})
+    if (dtype_tf_number(d) == number) return d;
+  return std::nullopt;
 }
 
 template <class T>
