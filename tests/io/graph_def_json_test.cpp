@@ -272,17 +272,23 @@ TEST_CASE(
                        tf::DataLossError);
 }
 
-TEST_CASE("io/graph_io: write_graph writes text or JSON, read_graph reads both back") {
+TEST_CASE("io/graph_io: write_graph writes text, binary or JSON, read_graph reads all three") {
   fs::path dir = test_dir("write_read") / "nested";
   tf::GraphDef def = sample_graph_def();
   std::string text_path = tf::write_graph(def, dir.string(), "graph.pbtxt");
   CHECK(text_path == (dir / "graph.pbtxt").string());
   CHECK(tf::io::read_file(text_path) == tf::to_text(def));
-  std::string json_path = tf::write_graph(def, dir.string(), "graph.json", false);
+  std::string json_path = tf::write_graph(def, dir.string(), "graph.json", tf::GraphFormat::json);
   CHECK(json_path == (dir / "graph.json").string());
   CHECK(tf::io::read_file(json_path) == tf::io::serialize_graph_def(def, true));
+  // as_text = false is protobuf's binary encoding, as in TensorFlow.
+  std::string binary_path = tf::write_graph(def, dir.string(), "graph.pb", false);
+  CHECK(tf::io::read_file(binary_path) == tf::io::serialize_graph_def_binary(def));
   // Only the files themselves: no temporary files are left behind.
-  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 2);
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}) == 3);
+
+  tf::GraphDef from_binary = tf::read_graph(binary_path);
+  CHECK(tf::to_text(from_binary) == tf::to_text(def));
 
   tf::GraphDef from_json = tf::read_graph(json_path);
   CHECK(tf::to_text(from_json) == tf::to_text(def));

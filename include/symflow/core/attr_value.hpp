@@ -28,8 +28,29 @@ struct IntList {
   friend bool operator==(const IntList&, const IntList&) = default;
 };
 
-using AttrValue =
-    std::variant<DType, Shape, Value, std::int64_t, double, bool, std::string, IntList, StringList>;
+// A list of floats (`list { f: ... }`), kept as double like a scalar `f`.
+struct FloatList {
+  std::vector<double> items;
+  friend bool operator==(const FloatList&, const FloatList&) = default;
+};
+// A list of bools (`list { b: ... }`).
+struct BoolList {
+  std::vector<bool> items;
+  friend bool operator==(const BoolList&, const BoolList&) = default;
+};
+// A list of dtypes (`list { type: ... }`), e.g. RestoreV2's `dtypes`.
+struct TypeList {
+  std::vector<DType> items;
+  friend bool operator==(const TypeList&, const TypeList&) = default;
+};
+// A list of shapes (`list { shape { ... } }`), e.g. `_output_shapes`.
+struct ShapeList {
+  std::vector<Shape> items;
+  friend bool operator==(const ShapeList&, const ShapeList&) = default;
+};
+
+using AttrValue = std::variant<DType, Shape, Value, std::int64_t, double, bool, std::string,
+                               IntList, StringList, FloatList, BoolList, TypeList, ShapeList>;
 
 using AttrMap = std::map<std::string, AttrValue, std::less<>>;
 
@@ -45,6 +66,10 @@ constexpr std::string_view attr_kind_name() {
   if constexpr (std::is_same_v<T, std::string>) return "string";
   if constexpr (std::is_same_v<T, IntList>) return "list(int)";
   if constexpr (std::is_same_v<T, StringList>) return "list(string)";
+  if constexpr (std::is_same_v<T, FloatList>) return "list(float)";
+  if constexpr (std::is_same_v<T, BoolList>) return "list(bool)";
+  if constexpr (std::is_same_v<T, TypeList>) return "list(type)";
+  if constexpr (std::is_same_v<T, ShapeList>) return "list(shape)";
   return "?";
 }
 }  // namespace detail

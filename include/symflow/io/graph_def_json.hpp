@@ -376,6 +376,22 @@ inline nlohmann::json attr_value_to_json(const AttrValue& value) {
           for (const auto& s : x.items)
             items.push_back(utf8 ? s : gj::base64_encode(s.data(), s.size()));
           j["list"][utf8 ? "s" : "s_base64"] = std::move(items);
+        } else if constexpr (std::is_same_v<X, FloatList>) {
+          nlohmann::json items = nlohmann::json::array();
+          for (double f : x.items) items.push_back(gj::double_to_json(f));
+          j["list"]["f"] = std::move(items);
+        } else if constexpr (std::is_same_v<X, BoolList>) {
+          nlohmann::json items = nlohmann::json::array();
+          for (bool b : x.items) items.push_back(b);
+          j["list"]["b"] = std::move(items);
+        } else if constexpr (std::is_same_v<X, TypeList>) {
+          nlohmann::json items = nlohmann::json::array();
+          for (DType t : x.items) items.push_back(std::string(dtype_enum_name(t)));
+          j["list"]["type"] = std::move(items);
+        } else if constexpr (std::is_same_v<X, ShapeList>) {
+          nlohmann::json items = nlohmann::json::array();
+          for (const Shape& item : x.items) items.push_back(gj::shape_to_json(item));
+          j["list"]["shape"] = std::move(items);
         }
         return j;
       },
@@ -425,8 +441,8 @@ inline AttrValue attr_value_from_json(const nlohmann::json& j, std::string_view 
     if (kind == "list") {
       if (!body.is_object() || body.size() != 1)
         gj::fail(where,
-                 "expected 'list' to be an object with exactly one field, 'i', 's' or "
-                 "'s_base64'");
+                 "expected 'list' to be an object with exactly one field, 'i', 's', "
+                 "'s_base64', 'f', 'b', 'type' or 'shape'");
       const std::string& list_kind = body.begin().key();
       const nlohmann::json& items = body.begin().value();
       if (!items.is_array())
@@ -445,7 +461,33 @@ inline AttrValue attr_value_from_json(const nlohmann::json& j, std::string_view 
                                                   "'list." + list_kind + "' items"));
         return out;
       }
-      gj::fail(where, "unknown list kind '" + list_kind + "': expected 'i', 's' or 's_base64'");
+      if (list_kind == "f") {
+        FloatList out;
+        for (const auto& item : items) out.items.push_back(gj::double_from_json(item, where));
+        return out;
+      }
+      if (list_kind == "b") {
+        BoolList out;
+        for (const auto& item : items) {
+          if (!item.is_boolean())
+            gj::fail(where, "expected 'list.b' items to be booleans, got " + gj::type_name(item));
+          out.items.push_back(item.get<bool>());
+        }
+        return out;
+      }
+      if (list_kind == "type") {
+        TypeList out;
+        for (const auto& item : items)
+          out.items.push_back(gj::get_dtype(item, where, "'list.type' items"));
+        return out;
+      }
+      if (list_kind == "shape") {
+        ShapeList out;
+        for (const auto& item : items) out.items.push_back(gj::shape_from_json(item, where));
+        return out;
+      }
+      gj::fail(where, "unknown list kind '" + list_kind +
+                          "': expected 'i', 's', 's_base64', 'f', 'b', 'type' or 'shape'");
     }
     gj::fail(where, "unknown attr kind '" + kind + "': expected " + std::string(kinds));
   } catch (const nlohmann::json::exception& e) {

@@ -201,6 +201,26 @@ class TextWriter {
             open("list");
             for (const auto& s : x.items) string_field("s", s);
             close();
+          } else if constexpr (std::is_same_v<X, FloatList>) {
+            open("list");
+            for (double f : x.items) field("f", python_float_repr(static_cast<float>(f)));
+            close();
+          } else if constexpr (std::is_same_v<X, BoolList>) {
+            open("list");
+            for (bool b : x.items) field("b", b ? "true" : "false");
+            close();
+          } else if constexpr (std::is_same_v<X, TypeList>) {
+            open("list");
+            for (DType t : x.items) field("type", dtype_enum_name(t));
+            close();
+          } else if constexpr (std::is_same_v<X, ShapeList>) {
+            open("list");
+            for (const Shape& item : x.items) {
+              open("shape");
+              shape(item);
+              close();
+            }
+            close();
           }
         },
         value);

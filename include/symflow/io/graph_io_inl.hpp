@@ -30,23 +30,27 @@
 #include "symflow/io/graph_def_json.hpp"
 #include "symflow/io/graph_def_text.hpp"
 #include "symflow/io/graph_io.hpp"
+#include "symflow/io/protobuf_binary.hpp"
+#include "symflow/io/protobuf_schema.hpp"
+#include "symflow/io/tf_protos.hpp"
 
 namespace symflow {
 
 namespace detail::graph_io {
 
-// A parsed protobuf text message: fields in order, each a scalar token or a message.
-struct TextField;
-struct TextMessage {
-  std::vector<TextField> fields;
-};
-struct TextField {
+using TextMessage = io::proto::Message;
+using TextField = io::proto::Field;
+
+// Where a message came from, for error messages: "file:line: ..." for text,
+// "file (byte N): ..." for binary.
+struct MessageSource {
   std::string name;
-  int line = 0;
-  bool is_message = false;
-  bool is_string = false;  // a quoted (and unescaped) string
-  std::string scalar;      // the token, or the string's bytes
-  std::shared_ptr<TextMessage> message;
+  bool binary = false;
+
+  [[noreturn]] void fail(std::int64_t position, const std::string& what) const {
+    if (binary) throw DataLossError(name + " (byte " + std::to_string(position) + "): " + what);
+    throw DataLossError(name + ":" + std::to_string(position) + ": " + what);
+  }
 };
 
 // A recursive-descent reader for the subset of protobuf's text format that
@@ -130,7 +134,7 @@ class TextParser {
         return msg;
       }
       TextField f;
-      f.line = line_;
+      f.position = line_;
       f.name = identifier();
       skip_space();
       bool colon = pos_ < text_.size() && text_[pos_] == ':';
@@ -171,7 +175,7 @@ class TextParser {
 // Turns parsed text messages into GraphDef parts, with errors naming the line.
 class TextReader {
  public:
-  explicit TextReader(const TextParser& parser) : parser_(parser) {}
+  explicit TextReader(const MessageSource& source) : parser_(source) {}
 
   GraphDef graph_def(const TextMessage& root) {
     GraphDef def;
@@ -183,8 +187,8 @@ class TextReader {
         for (const TextField& v : message(f).fields)
           if (v.name == "producer")
             def.producer = static_cast<int>(integer(v, -(1LL << 31), (1LL << 31) - 1));
-      } else if (f.name != "library") {
-        parser_.fail(f.line,
+      } else if (f.name != "library" && f.name != "version") {
+        parser_.fail(f.position,
                      "unknown field '" + f.name + "' in GraphDef: expected 'node' or 'versions'");
       }
     }
@@ -193,17 +197,17 @@ class TextReader {
 
  private:
   const TextMessage& message(const TextField& f) const {
-    if (!f.is_message) parser_.fail(f.line, "expected field '" + f.name + "' to be a message");
+    if (!f.is_message) parser_.fail(f.position, "expected field '" + f.name + "' to be a message");
     return *f.message;
   }
   const std::string& string(const TextField& f) const {
     if (f.is_message || !f.is_string)
-      parser_.fail(f.line, "expected field '" + f.name + "' to be a quoted string");
+      parser_.fail(f.position, "expected field '" + f.name + "' to be a quoted string");
     return f.scalar;
   }
   const std::string& token(const TextField& f) const {
     if (f.is_message || f.is_string)
-      parser_.fail(f.line, "expected field '" + f.name + "' to be a number or an enum name");
+      parser_.fail(f.position, "expected field '" + f.name + "' to be a number or an enum name");
     return f.scalar;
   }
   std::int64_t integer(const TextField& f, long long lo = std::numeric_limits<long long>::min(),
@@ -213,7 +217,7 @@ class TextReader {
     char* end = nullptr;
     long long v = std::strtoll(t.c_str(), &end, 10);
     if (t.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-      parser_.fail(f.line,
+      parser_.fail(f.position,
                    "expected field '" + f.name + "' to be an integer in range, got '" + t + "'");
     return v;
   }
@@ -227,23 +231,24 @@ class TextReader {
     double v =
         as_float ? static_cast<double>(std::strtof(t.c_str(), &end)) : std::strtod(t.c_str(), &end);
     if (t.empty() || *end != '\0')
-      parser_.fail(f.line, "expected field '" + f.name + "' to be a number, got '" + t + "'");
+      parser_.fail(f.position, "expected field '" + f.name + "' to be a number, got '" + t + "'");
     return v;
   }
   bool boolean(const TextField& f) const {
     const std::string& t = token(f);
     if (t == "true" || t == "True" || t == "1") return true;
     if (t == "false" || t == "False" || t == "0") return false;
-    parser_.fail(f.line, "expected field '" + f.name + "' to be true or false, got '" + t + "'");
+    parser_.fail(f.position,
+                 "expected field '" + f.name + "' to be true or false, got '" + t + "'");
   }
   DType dtype(const TextField& f) const {
     const std::string& t = token(f);
     try {
       return dtype_from_enum_name(t);
     } catch (const ValueError&) {
-      parser_.fail(f.line, "unknown dtype '" + t +
-                               "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
-                               "DT_UINT8, DT_BOOL");
+      parser_.fail(f.position, "unknown dtype '" + t +
+                                   "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
+                                   "DT_UINT8, DT_BOOL");
     }
   }
 
@@ -259,10 +264,10 @@ class TextReader {
           if (d.name == "size")
             size = integer(d, -1);
           else if (d.name != "name")
-            parser_.fail(d.line, "unknown field '" + d.name + "' in a dim");
+            parser_.fail(d.position, "unknown field '" + d.name + "' in a dim");
         dims.push_back(size);
       } else {
-        parser_.fail(f.line,
+        parser_.fail(f.position,
                      "unknown field '" + f.name + "' in a shape: expected 'dim' or 'unknown_rank'");
       }
     }
@@ -270,7 +275,7 @@ class TextReader {
     return Shape(std::move(dims));
   }
 
-  Value tensor(const TextMessage& m, int line) const {
+  Value tensor(const TextMessage& m, std::int64_t line) const {
     DType type = DType::invalid;
     Dims dims;
     const std::string* content = nullptr;
@@ -280,7 +285,8 @@ class TextReader {
         type = dtype(f);
       } else if (f.name == "tensor_shape") {
         Shape s = shape(message(f));
-        if (!s.is_fully_defined()) parser_.fail(f.line, "a tensor's shape must be fully defined");
+        if (!s.is_fully_defined())
+          parser_.fail(f.position, "a tensor's shape must be fully defined");
         dims = s.dims();
       } else if (f.name == "tensor_content") {
         content = &string(f);
@@ -288,7 +294,7 @@ class TextReader {
                  f.name == "int64_val" || f.name == "bool_val") {
         vals.push_back(&f);
       } else if (f.name != "version_number") {
-        parser_.fail(f.line, "unknown field '" + f.name + "' in a tensor");
+        parser_.fail(f.position, "unknown field '" + f.name + "' in a tensor");
       }
     }
     if (type == DType::invalid) parser_.fail(line, "a tensor needs a 'dtype'");
@@ -339,42 +345,43 @@ class TextReader {
     return v;
   }
 
-  AttrValue attr_value(const TextMessage& m, int line) const {
+  AttrValue attr_value(const TextMessage& m, std::int64_t line) const {
     if (m.fields.size() != 1)
       parser_.fail(line, "expected an attr value with exactly one field, got " +
                              std::to_string(m.fields.size()));
     const TextField& f = m.fields[0];
     if (f.name == "type") return dtype(f);
     if (f.name == "shape") return shape(message(f));
-    if (f.name == "tensor") return tensor(message(f), f.line);
+    if (f.name == "tensor") return tensor(message(f), f.position);
     if (f.name == "i") return integer(f);
     if (f.name == "f") return real(f, true);
     if (f.name == "b") return boolean(f);
     if (f.name == "s") return string(f);
-    if (f.name == "list") {
-      const TextMessage& list = message(f);
-      bool has_s = false;
-      for (const TextField& item : list.fields) has_s = has_s || item.name == "s";
-      // An empty `list {}` has no kind; it reads as an empty list of ints.
-      if (has_s) {
-        StringList out;
-        for (const TextField& item : list.fields) {
-          if (item.name != "s")
-            parser_.fail(item.line, "a list mixes 's' with '" + item.name + "'");
-          out.items.push_back(string(item));
-        }
-        return out;
-      }
-      IntList out;
-      for (const TextField& item : list.fields) {
-        if (item.name != "i")
-          parser_.fail(item.line, "unsupported list kind '" + item.name + "': expected 'i' or 's'");
-        out.items.push_back(integer(item));
-      }
-      return out;
-    }
-    parser_.fail(f.line, "unknown attr kind '" + f.name +
-                             "': expected one of type, shape, tensor, i, f, b, s, list");
+    if (f.name == "list") return list_value(message(f));
+    parser_.fail(f.position, "unknown attr kind '" + f.name +
+                                 "': expected one of type, shape, tensor, i, f, b, s, list");
+  }
+
+  // One kind per list; an empty `list {}` has no kind and reads as an empty list of ints.
+  AttrValue list_value(const TextMessage& list) const {
+    if (list.fields.empty()) return IntList{};
+    const std::string& kind = list.fields.front().name;
+    for (const TextField& item : list.fields)
+      if (item.name != kind)
+        parser_.fail(item.position, "a list mixes '" + kind + "' with '" + item.name + "'");
+    auto each = [&](auto read, auto out) {
+      for (const TextField& item : list.fields) out.items.push_back(read(item));
+      return AttrValue(std::move(out));
+    };
+    if (kind == "s") return each([&](const TextField& x) { return string(x); }, StringList{});
+    if (kind == "i") return each([&](const TextField& x) { return integer(x); }, IntList{});
+    if (kind == "f") return each([&](const TextField& x) { return real(x, true); }, FloatList{});
+    if (kind == "b") return each([&](const TextField& x) { return boolean(x); }, BoolList{});
+    if (kind == "type") return each([&](const TextField& x) { return dtype(x); }, TypeList{});
+    if (kind == "shape")
+      return each([&](const TextField& x) { return shape(message(x)); }, ShapeList{});
+    parser_.fail(list.fields.front().position,
+                 "unsupported list kind '" + kind + "': expected s, i, f, b, type or shape");
   }
 
   NodeDef node_def(const TextMessage& m) const {
@@ -397,23 +404,24 @@ class TextReader {
           else if (kv.name == "value")
             value = &kv;
           else
-            parser_.fail(kv.line, "unknown field '" + kv.name + "' in an attr entry");
+            parser_.fail(kv.position, "unknown field '" + kv.name + "' in an attr entry");
         }
-        if (!key || !value) parser_.fail(f.line, "an attr entry needs a 'key' and a 'value'");
-        n.attr.insert_or_assign(string(*key), attr_value(message(*value), value->line));
-      } else {
-        parser_.fail(f.line, "unknown field '" + f.name +
-                                 "' in a node: expected name, op, input, device or attr");
+        if (!key || !value) parser_.fail(f.position, "an attr entry needs a 'key' and a 'value'");
+        n.attr.insert_or_assign(string(*key), attr_value(message(*value), value->position));
+      } else if (!f.name.starts_with("experimental_")) {
+        // TensorFlow's parser skips experimental_debug_info and experimental_type too.
+        parser_.fail(f.position, "unknown field '" + f.name +
+                                     "' in a node: expected name, op, input, device or attr");
       }
     }
     if (n.name.empty() || n.op.empty()) {
-      int line = m.fields.empty() ? 0 : m.fields.front().line;
+      std::int64_t line = m.fields.empty() ? 0 : m.fields.front().position;
       parser_.fail(line, "a node needs a 'name' and an 'op'");
     }
     return n;
   }
 
-  const TextParser& parser_;
+  const MessageSource& parser_;
 };
 
 }  // namespace detail::graph_io
@@ -424,15 +432,42 @@ namespace io {
 SYMFLOW_INLINE GraphDef parse_graph_def_text(std::string_view text, std::string_view source_name) {
   detail::graph_io::TextParser parser(text, std::string(source_name));
   detail::graph_io::TextMessage root = parser.parse();
-  return detail::graph_io::TextReader(parser).graph_def(root);
+  const detail::graph_io::MessageSource source{std::string(source_name), false};
+  return detail::graph_io::TextReader(source).graph_def(root);
+}
+
+// A GraphDef from protobuf's binary encoding (a TensorFlow `.pb`).
+SYMFLOW_INLINE GraphDef parse_graph_def_binary(std::string_view bytes,
+                                               std::string_view source_name) {
+  const detail::graph_io::MessageSource source{std::string(source_name), true};
+  detail::graph_io::TextMessage root =
+      proto::decode(bytes, tf_proto::graph_def(), std::string(source_name));
+  return detail::graph_io::TextReader(source).graph_def(root);
+}
+
+// The binary encoding of `graph_def`: the message its text form describes, so that both
+// forms hold the same fields.
+SYMFLOW_INLINE std::string serialize_graph_def_binary(const GraphDef& graph_def) {
+  const std::string text = to_text(graph_def);
+  detail::graph_io::TextParser parser(text, "GraphDef");
+  return proto::encode(parser.parse(), tf_proto::graph_def());
+}
+
+// Text and JSON are printable; protobuf's binary encoding has a length or a tag below
+// 0x20 in every message, so a control byte other than whitespace means binary.
+SYMFLOW_INLINE bool looks_like_binary_protobuf(std::string_view bytes) {
+  for (char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\v' && b != '\f') || b == 0x7f)
+      return true;
+  }
+  return false;
 }
 
 }  // namespace io
 
-// tf.io.write_graph: writes `graph_def` to logdir/name (creating logdir) as protobuf
-// text when `as_text`, else as symflow's GraphDef JSON, and returns the file's path.
 SYMFLOW_INLINE std::string write_graph(const GraphDef& graph_def, const std::string& logdir,
-                                       const std::string& name, bool as_text) {
+                                       const std::string& name, GraphFormat format) {
   std::filesystem::path dir(logdir);
   std::error_code ec;
   if (!dir.empty()) {
@@ -441,15 +476,16 @@ SYMFLOW_INLINE std::string write_graph(const GraphDef& graph_def, const std::str
       throw FailedPreconditionError("Failed to create directory " + logdir + "; " + ec.message());
   }
   std::filesystem::path path = dir / name;
-  std::string bytes = as_text ? to_text(graph_def) : io::serialize_graph_def(graph_def, true);
+  std::string bytes = format == GraphFormat::text     ? to_text(graph_def)
+                      : format == GraphFormat::binary ? io::serialize_graph_def_binary(graph_def)
+                                                      : io::serialize_graph_def(graph_def, true);
   io::write_file_atomically(path, std::string_view(bytes));
   return path.string();
 }
 
-// Reads a file written by write_graph, in either format. A missing file is a
-// NotFoundError; a malformed one a DataLossError naming the file.
 SYMFLOW_INLINE GraphDef read_graph(const std::string& path) {
   std::string bytes = io::read_file(path);
+  if (io::looks_like_binary_protobuf(bytes)) return io::parse_graph_def_binary(bytes, path);
   auto first = bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && bytes[first] == '{') return io::parse_graph_def(bytes, path);
   return io::parse_graph_def_text(bytes, path);

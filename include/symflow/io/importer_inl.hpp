@@ -107,13 +107,31 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
       throw ValueError("Node '" + n.name + "' is not unique in graph_def", n.name);
     nodes[i].def = &n;
     nodes[i].op = find_op_def(n.op);
-    if (!nodes[i].op)
-      throw NotFoundError("Op type not registered '" + n.op +
-                              "' in binary running on symflow. Make sure the Op and Kernel are "
-                              "registered in the binary running in this process. (while "
-                              "importing node '" +
-                              n.name + "')",
-                          n.name);
+  }
+  // Every op type the graph lacks at once, so one try tells what a model needs.
+  std::vector<std::pair<std::string, std::vector<std::string>>> missing_ops;
+  for (const auto& p : nodes) {
+    if (p.op) continue;
+    auto it = std::find_if(missing_ops.begin(), missing_ops.end(),
+                           [&](const auto& m) { return m.first == p.def->op; });
+    if (it == missing_ops.end()) it = missing_ops.insert(missing_ops.end(), {p.def->op, {}});
+    it->second.push_back(p.def->name);
+  }
+  if (!missing_ops.empty()) {
+    const auto& [first_op, first_nodes] = missing_ops.front();
+    std::string message = "Op type not registered '" + first_op +
+                          "' in binary running on symflow. Make sure the Op and Kernel are "
+                          "registered in the binary running in this process. (while importing "
+                          "node '" +
+                          first_nodes.front() + "')";
+    if (missing_ops.size() > 1)
+      message += ". The graph uses " + std::to_string(missing_ops.size()) +
+                 " op types that symflow lacks:";
+    if (missing_ops.size() > 1)
+      for (const auto& [op, names] : missing_ops)
+        message += " " + op + " (" + std::to_string(names.size()) +
+                   (names.size() == 1 ? " node" : " nodes") + ", '" + names.front() + "')";
+    throw NotFoundError(message, first_nodes.front());
   }
   for (auto& p : nodes) {
     const std::string& name = p.def->name;
@@ -270,6 +288,15 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
     }
     AttrMap attrs = p.def->attr;
     im::prefix_colocation(attrs, prefix, index);
+    // Before GraphDef version 21 a Placeholder's empty `shape {}` meant "unknown", not a
+    // scalar (TensorFlow reads old graphs the same way).
+    if (graph_def.producer < 21 && p.def->op == "Placeholder") {
+      auto shape = attrs.find("shape");
+      if (shape != attrs.end())
+        if (const auto* s = std::get_if<Shape>(&shape->second);
+            s && s->has_rank() && s->rank() == 0)
+          shape->second = Shape::unknown();
+    }
     Operation op = graph.create_op(*p.op, inputs, std::move(attrs), prefix + name + "/", controls);
     if (!p.def->device.empty()) graph.state().node(op.id()).device = p.def->device;
     created[i] = op;
