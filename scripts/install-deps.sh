@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev
   doctest-dev
   zlib1g-dev
+  libsnappy-dev
   dataset-fashion-mnist
 )
 

@@ -38,6 +38,7 @@
 #include "symflow/ops/operators_inl.hpp"
 #include "symflow/ops/registry.hpp"
 #include "symflow/runtime/session_inl.hpp"
+#include "symflow/train/checkpoint_utils_inl.hpp"
 #include "symflow/train/gradients_inl.hpp"
 #include "symflow/train/meta_graph_inl.hpp"
 #include "symflow/train/saver_inl.hpp"

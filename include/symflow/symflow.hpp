@@ -35,6 +35,7 @@
 #include "symflow/ops/transform_ops.hpp"
 #include "symflow/runtime/report_uninitialized.hpp"
 #include "symflow/runtime/session.hpp"
+#include "symflow/train/checkpoint_utils.hpp"
 #include "symflow/train/gradients.hpp"
 #include "symflow/train/graph_util.hpp"
 #include "symflow/train/train.hpp"

@@ -10,7 +10,12 @@
 // format). The data file is written before the index, so a bundle whose index
 // exists is complete. Every defect of either file is a DataLossError that names the
 // file, the tensor and what was expected; nothing is trusted before it is checked.
+//
+// BundleReader also reads TensorFlow's own V2 checkpoints (io/sorted_table.hpp,
+// io/tensor_bundle_tf.hpp), told apart by content: TensorFlow's index ends with the
+// table magic, symflow's is a JSON object.
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -35,20 +40,40 @@
 #include "symflow/io/atomic_file.hpp"
 #include "symflow/io/checkpoint_paths.hpp"
 #include "symflow/io/crc32c.hpp"
+#include "symflow/io/sorted_table.hpp"
+#include "symflow/io/tensor_bundle_tf.hpp"
 
 namespace symflow {
 
 namespace io {
 
+// Where a slice of a partitioned TensorFlow tensor lies in the whole tensor.
+struct BundleSlice {
+  Dims start;
+  Dims length;      // resolved: a full extent is the whole dimension
+  std::string key;  // the table key of the slice's own entry
+};
+
 // One tensor of a bundle, as its index describes it.
 struct BundleEntry {
+  // DType::invalid for a TensorFlow dtype symflow has no DType for (DT_STRING,
+  // DT_HALF, ...): such a tensor is listed but read() refuses it; tf_dtype names it.
   DType dtype = DType::invalid;
   Dims shape;
   int shard = 0;
-  std::uint64_t offset = 0;  // first byte in the data file
-  std::uint64_t size = 0;    // bytes: product(shape) * dtype_size(dtype)
-  std::uint32_t crc32c = 0;  // CRC32C of those bytes, unmasked
+  std::uint64_t offset = 0;         // first byte in the data file
+  std::uint64_t size = 0;           // bytes: product(shape) * dtype_size(dtype)
+  std::uint32_t crc32c = 0;         // CRC32C of those bytes, unmasked (TensorFlow's are unmasked on
+                                    // reading)
+  int tf_dtype = 0;                 // TensorFlow's DataType number: DT_FLOAT is 1, DT_STRING 7
+  std::vector<BundleSlice> slices;  // TensorFlow partitioned tensor: its parts (no bytes of
+                                    // its own)
 };
+
+// TensorFlow's name of an entry's dtype: "DT_FLOAT", "DT_STRING", ...
+inline std::string bundle_dtype_name(const BundleEntry& entry) {
+  return tf_dtype_number_name(entry.tf_dtype);
+}
 
 inline constexpr std::string_view kCheckpointFormat = "symflow.checkpoint";
 inline constexpr int kCheckpointVersion = 1;
@@ -72,6 +97,13 @@ inline void swap_to_little_endian(void* data, std::size_t nbytes, std::size_t el
   } else {
     (void)data, (void)nbytes, (void)element_size;
   }
+}
+
+// Reverses the bytes of every element: data written with the other byte order.
+inline void swap_elements(void* data, std::size_t nbytes, std::size_t element_size) {
+  auto* p = static_cast<unsigned char*>(data);
+  for (std::size_t i = 0; i + element_size <= nbytes; i += element_size)
+    std::reverse(p + i, p + i + element_size);
 }
 
 inline std::optional<DType> dtype_from_name(std::string_view name) {
@@ -158,6 +190,7 @@ class IndexParser {
     out.offset = unsigned_field(e, "offset", where);
     out.size = unsigned_field(e, "size", where);
     out.crc32c = static_cast<std::uint32_t>(unsigned_field(e, "crc32c", where, 0xFFFFFFFFu));
+    out.tf_dtype = dtype_tf_number(out.dtype);
 
     const std::uint64_t element_size = dtype_size(out.dtype);
     if (elements > std::numeric_limits<std::uint64_t>::max() / element_size ||
@@ -244,16 +277,17 @@ inline void write_bundle(const std::string& prefix,
   write_file_atomically(index_path(prefix), index.dump(2));
 }
 
-// Reads a bundle. The constructor reads and checks the whole index (and the data
-// file's size); read() reads one tensor and checks its size and CRC32C. read() is
-// const and opens the data file itself, so one reader may serve several threads.
+// Reads a bundle: symflow's (JSON index) or TensorFlow's V2 checkpoint (table index),
+// chosen by the index's content. The constructor reads and checks the whole index (and
+// the data files' sizes); read() reads one tensor and checks its size and CRC32C.
+// read() is const and opens the data file itself, so one reader may serve several
+// threads.
 class BundleReader {
  public:
   explicit BundleReader(std::string prefix)
       : prefix_(std::move(prefix)),
         index_file_(index_path(prefix_)),
         data_file_(data_path(prefix_)) {
-    namespace ckpt = detail::checkpoint;
     std::string text;
     try {
       text = read_file(index_file_);
@@ -262,6 +296,112 @@ class BundleReader {
           "Unsuccessful TensorSliceReader constructor: Failed to find any matching files for " +
           prefix_ + " (no index file " + index_file_ + ")");
     }
+    // symflow's JSON ends in '}', never in the magic's last byte (0xdb).
+    if (has_table_magic(text))
+      open_tensorflow(text);
+    else
+      open_json(text);
+  }
+
+  const std::string& prefix() const { return prefix_; }
+  const std::string& index_file() const { return index_file_; }
+  // Whether the index is TensorFlow's table (else symflow's JSON).
+  bool is_tensorflow_format() const { return tensorflow_; }
+  int num_shards() const { return num_shards_; }
+  // The data file holding shard `shard`: prefix.data-SSSSS-of-NNNNN.
+  std::string data_file(int shard = 0) const {
+    return tensorflow_ ? tf_bundle::shard_path(prefix_, shard, num_shards_) : data_file_;
+  }
+
+  const std::map<std::string, BundleEntry, std::less<>>& entries() const { return entries_; }
+  bool contains(std::string_view name) const { return entries_.find(name) != entries_.end(); }
+
+  // The tensor `name`: NotFoundError "Key <name> not found in checkpoint" when the
+  // bundle has none, DataLossError when its bytes are missing or fail the CRC,
+  // UnimplementedError when symflow has no DType for its TensorFlow dtype.
+  Value read(std::string_view name) const {
+    auto it = entries_.find(name);
+    if (it == entries_.end())
+      throw NotFoundError("Key " + std::string(name) + " not found in checkpoint");
+    const BundleEntry& entry = it->second;
+    if (entry.dtype == DType::invalid)
+      throw UnimplementedError("Cannot read tensor '" + it->first + "' of checkpoint " + prefix_ +
+                               ": its dtype " + bundle_dtype_name(entry) +
+                               " has no symflow DType (symflow reads DT_FLOAT, DT_DOUBLE, "
+                               "DT_INT32, DT_INT64, DT_UINT8 and DT_BOOL)");
+    if (!entry.slices.empty()) return assemble(it->first, entry);
+    Value v(entry.dtype, entry.shape);
+    read_bytes("tensor '" + it->first + "'", entry, v.raw_data(), v.nbytes());
+    return v;
+  }
+
+ private:
+  // Reads the n bytes of `entry` (n == entry.size, checked when the index was read),
+  // checks their CRC (and bools), and puts them in the host's byte order.
+  // `what` names the tensor in messages.
+  void read_bytes(const std::string& what, const BundleEntry& entry, void* out,
+                  std::size_t n) const {
+    const std::string file = data_file(entry.shard);
+    if (n > 0) {
+      std::size_t got = read_file_at(file, entry.offset, out, n);
+      if (got != n)
+        throw DataLossError("Truncated checkpoint data file " + file + ": " + what + " needs " +
+                            std::to_string(n) + " bytes at offset " + std::to_string(entry.offset) +
+                            ", the file ends after " + std::to_string(got));
+    }
+    std::uint32_t crc = crc32c(out, n);
+    if (crc != entry.crc32c)
+      throw DataLossError("Checksum does not match for " + what + " in " + file + ": stored " +
+                          std::to_string(entry.crc32c) + " vs. calculated on the restored bytes " +
+                          std::to_string(crc));
+    if (entry.dtype == DType::bool_) {
+      // Any byte but 0 or 1 is not a bool: reject it rather than hand out an invalid value.
+      const auto* bytes = static_cast<const unsigned char*>(out);
+      for (std::size_t i = 0; i < n; ++i)
+        if (bytes[i] > 1)
+          throw DataLossError("Corrupt bool " + what + " in " + file + ": element " +
+                              std::to_string(i) + " is byte " + std::to_string(bytes[i]) +
+                              ", expected 0 or 1");
+    }
+    if (swap_bytes_) detail::checkpoint::swap_elements(out, n, dtype_size(entry.dtype));
+  }
+
+  // A partitioned tensor: each slice's bytes copied to its place in the whole (the
+  // index check made sure that the slices tile the tensor exactly).
+  Value assemble(const std::string& name, const BundleEntry& entry) const {
+    Value whole(entry.dtype, entry.shape);
+    const std::size_t element = dtype_size(entry.dtype);
+    const std::size_t rank = entry.shape.size();
+    std::vector<std::size_t> stride(rank, 1);  // in elements, row-major
+    for (std::size_t d = rank - 1; d > 0; --d)
+      stride[d - 1] = stride[d] * static_cast<std::size_t>(entry.shape[d]);
+    auto* dst = static_cast<unsigned char*>(whole.raw_data());
+    for (const BundleSlice& slice : entry.slices) {
+      const BundleEntry& part = slice_entries_.at(slice.key);
+      std::vector<unsigned char> bytes(static_cast<std::size_t>(part.size));
+      read_bytes("slice " + dims_to_string(slice.start) + "+" + dims_to_string(slice.length) +
+                     " of tensor '" + name + "'",
+                 part, bytes.data(), bytes.size());
+      if (bytes.empty()) continue;
+      // Copy row by row: a row is the slice's extent in the last dimension.
+      const std::size_t row = static_cast<std::size_t>(slice.length[rank - 1]) * element;
+      std::vector<std::int64_t> index(rank, 0);  // position within the slice, last dim 0
+      for (std::size_t src = 0; src < bytes.size(); src += row) {
+        std::size_t at = 0;
+        for (std::size_t d = 0; d < rank; ++d)
+          at += static_cast<std::size_t>(slice.start[d] + index[d]) * stride[d];
+        std::copy_n(bytes.data() + src, row, dst + at * element);
+        for (std::size_t d = rank - 1; d-- > 0;) {
+          if (++index[d] < slice.length[d]) break;
+          index[d] = 0;
+        }
+      }
+    }
+    return whole;
+  }
+
+  void open_json(const std::string& text) {
+    namespace ckpt = detail::checkpoint;
     ckpt::IndexParser parser(index_file_);
     ckpt::json j;
     // JSON parsers keep one of two equal keys silently; a duplicate tensor name is
@@ -280,7 +420,12 @@ class BundleReader {
     try {
       j = ckpt::json::parse(text, check_keys);
     } catch (const ckpt::json::exception& e) {
-      parser.fail(std::string("expected JSON: ") + e.what());
+      const std::size_t first = text.find_first_not_of(" \t\r\n");
+      const bool json_like = first != std::string::npos && text[first] == '{';
+      parser.fail(std::string("expected JSON: ") + e.what() +
+                  (json_like ? ""
+                             : " (nor is it a TensorFlow table, which ends with the table "
+                               "magic number)"));
     }
     if (!duplicate.empty()) parser.fail("the key \"" + duplicate + "\" appears twice in an object");
     if (!j.is_object()) parser.fail("expected a JSON object, got " + ckpt::describe(j));
@@ -304,52 +449,187 @@ class BundleReader {
       if (name.empty()) parser.fail("a tensor has an empty name");
       entries_.emplace(name, parser.entry(name, e, 1, data_file_, data_size));
     }
+    // symflow's files are little-endian whatever the host.
+    swap_bytes_ = std::endian::native == std::endian::big;
   }
 
-  const std::string& prefix() const { return prefix_; }
-  const std::map<std::string, BundleEntry, std::less<>>& entries() const { return entries_; }
-  bool contains(std::string_view name) const { return entries_.find(name) != entries_.end(); }
-
-  // The tensor `name`: NotFoundError "Key <name> not found in checkpoint" when the
-  // bundle has none, DataLossError when its bytes are missing or fail the CRC.
-  Value read(std::string_view name) const {
-    auto it = entries_.find(name);
-    if (it == entries_.end())
-      throw NotFoundError("Key " + std::string(name) + " not found in checkpoint");
-    const BundleEntry& entry = it->second;
-    Value v(entry.dtype, entry.shape);
-    const std::size_t n = v.nbytes();  // == entry.size, checked by the constructor
-    if (n > 0) {
-      std::size_t got = read_file_at(data_file_, entry.offset, v.raw_data(), n);
-      if (got != n)
-        throw DataLossError("Truncated checkpoint data file " + data_file_ + ": tensor '" +
-                            it->first + "' needs " + std::to_string(n) + " bytes at offset " +
-                            std::to_string(entry.offset) + ", the file ends after " +
-                            std::to_string(got));
-    }
-    std::uint32_t crc = crc32c(v.raw_data(), n);
-    if (crc != entry.crc32c)
-      throw DataLossError("Checksum does not match for tensor '" + it->first + "' in " +
-                          data_file_ + ": stored " + std::to_string(entry.crc32c) +
-                          " vs. calculated on the restored bytes " + std::to_string(crc));
-    if (entry.dtype == DType::bool_) {
-      // Any byte but 0 or 1 is not a bool: reject it rather than hand out an invalid value.
-      const auto* bytes = static_cast<const unsigned char*>(v.raw_data());
-      for (std::size_t i = 0; i < n; ++i)
-        if (bytes[i] > 1)
-          throw DataLossError("Corrupt bool tensor '" + it->first + "' in " + data_file_ +
-                              ": element " + std::to_string(i) + " is byte " +
-                              std::to_string(bytes[i]) + ", expected 0 or 1");
-    }
-    detail::checkpoint::swap_to_little_endian(v.raw_data(), n, dtype_size(entry.dtype));
-    return v;
+  [[noreturn]] void corrupt(const std::string& what) const {
+    throw DataLossError("Corrupt checkpoint index " + index_file_ + ": " + what);
   }
 
- private:
+  void open_tensorflow(const std::string& text) {
+    const std::string where = "Corrupt checkpoint index " + index_file_;
+    std::vector<TableEntry> table = read_sorted_table(text, where);
+    tensorflow_ = true;
+    if (table.empty() || !table[0].key.empty())
+      corrupt("the table has no header entry (the empty key)");
+    const tf_bundle::Header header = tf_bundle::parse_header(table[0].value, where);
+    if (header.num_shards < 1)
+      corrupt("the header's num_shards is " + std::to_string(header.num_shards) +
+              ", expected at least 1");
+    if (header.producer < 0)
+      corrupt("the header's producer version is " + std::to_string(header.producer));
+    const std::string version = std::to_string(tf_bundle::kBundleVersion);
+    if (header.min_consumer > tf_bundle::kBundleVersion)
+      throw UnimplementedError("Checkpoint " + prefix_ + " needs a newer reader: its index " +
+                               index_file_ + " has min_consumer " +
+                               std::to_string(header.min_consumer) +
+                               " and symflow reads bundle version " + version);
+    if (std::find(header.bad_consumers.begin(), header.bad_consumers.end(),
+                  tf_bundle::kBundleVersion) != header.bad_consumers.end())
+      throw UnimplementedError("Checkpoint " + prefix_ + " excludes this reader: its index " +
+                               index_file_ + " lists bundle version " + version +
+                               " among its bad_consumers");
+    num_shards_ = static_cast<int>(header.num_shards);
+    swap_bytes_ = header.big_endian != (std::endian::native == std::endian::big);
+
+    std::map<int, std::uint64_t> shard_sizes;  // stat'ed once each, only those used
+    for (std::size_t i = 1; i < table.size(); ++i) {
+      const TableEntry& t = table[i];
+      // A slice's key starts with a zero byte (OrderedCode of 0); no tensor name does.
+      const bool is_slice = t.key[0] == '\0';
+      const std::string what =
+          is_slice ? "slice entry " + std::to_string(i) : "tensor '" + t.key + "'";
+      BundleEntry e =
+          tf_entry(t.key, what, tf_bundle::parse_entry(t.value, where + ": " + what), shard_sizes);
+      if (is_slice)
+        slice_entries_.emplace(t.key, std::move(e));
+      else
+        entries_.emplace(t.key, std::move(e));
+    }
+    for (auto& [name, e] : entries_)
+      if (!e.slices.empty()) check_slices(name, e);
+  }
+
+  // An entry checked against its data file, its CRC unmasked.
+  // `name` is the table key, `what` names the entry in messages.
+  BundleEntry tf_entry(const std::string& key, const std::string& name, const tf_bundle::Entry& p,
+                       std::map<int, std::uint64_t>& shard_sizes) const {
+    BundleEntry e;
+    if (p.dtype == 0) corrupt(name + " has no dtype (DT_INVALID)");
+    if (p.dtype > 100)
+      corrupt(name + " has the reference dtype " + tf_dtype_number_name(p.dtype) +
+              ", which a checkpoint never holds");
+    e.tf_dtype = static_cast<int>(p.dtype);
+    e.dtype = dtype_from_tf_number(p.dtype).value_or(DType::invalid);
+    e.shape = p.shape;
+    // As for symflow's index: the product of the non-zero dims fits in int64.
+    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    std::uint64_t elements = 1, nonzero_product = 1;
+    for (std::int64_t dim : e.shape) {
+      const auto n = static_cast<std::uint64_t>(dim);
+      if (n != 0) {
+        if (nonzero_product > kMax / n)
+          corrupt(name + " has shape " + dims_to_string(e.shape) +
+                  ", whose number of elements overflows int64");
+        nonzero_product *= n;
+      }
+      elements = n == 0 ? 0 : elements * n;
+    }
+    if (!p.slices.empty()) {
+      // A partitioned tensor's entry has no bytes of its own; its slices are resolved
+      // against its shape once every entry is read.
+      for (const tf_bundle::Slice& s : p.slices) e.slices.push_back(resolve_slice(key, name, e, s));
+      return e;
+    }
+    if (p.shard_id >= num_shards_)
+      corrupt(name + " is in shard " + std::to_string(p.shard_id) + " but the checkpoint has " +
+              std::to_string(num_shards_));
+    e.shard = static_cast<int>(p.shard_id);
+    e.offset = static_cast<std::uint64_t>(p.offset);
+    e.size = static_cast<std::uint64_t>(p.size);
+    e.crc32c = unmask_crc32c(p.masked_crc32c);
+    if (const std::uint64_t element = tf_bundle::tf_dtype_size(p.dtype); element > 0) {
+      const bool overflows = elements > std::numeric_limits<std::uint64_t>::max() / element;
+      if (overflows || e.size != elements * element)
+        corrupt(name + " has size " + std::to_string(e.size) + " but shape " +
+                dims_to_string(e.shape) + " of " + tf_dtype_number_name(p.dtype) + " needs " +
+                (overflows ? std::string("more than 2^64") : std::to_string(elements * element)) +
+                " bytes");
+    }
+    auto size_it = shard_sizes.find(e.shard);
+    if (size_it == shard_sizes.end()) {
+      const std::string file = data_file(e.shard);
+      std::uint64_t size = 0;
+      try {
+        size = file_size(file);
+      } catch (const NotFoundError& err) {
+        throw NotFoundError(std::string(err.what()) + " (data shard " + std::to_string(e.shard) +
+                            " of " + std::to_string(num_shards_) + " of checkpoint " + prefix_ +
+                            ", holding " + name + ")");
+      }
+      size_it = shard_sizes.emplace(e.shard, size).first;
+    }
+    if (e.offset > size_it->second || e.size > size_it->second - e.offset)
+      throw DataLossError("Truncated checkpoint data file " + data_file(e.shard) + ": " + name +
+                          " needs bytes [" + std::to_string(e.offset) + ", " +
+                          std::to_string(e.offset) + "+" + std::to_string(e.size) +
+                          ") but the file has only " + std::to_string(size_it->second) + " bytes");
+    return e;
+  }
+
+  BundleSlice resolve_slice(const std::string& key, const std::string& name, const BundleEntry& e,
+                            const tf_bundle::Slice& s) const {
+    if (e.shape.empty()) corrupt(name + " is a scalar but has slices");
+    if (s.size() != e.shape.size())
+      corrupt(name + " of rank " + std::to_string(e.shape.size()) + " has a slice of rank " +
+              std::to_string(s.size()));
+    BundleSlice out;
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      const std::int64_t dim = e.shape[d];
+      const std::int64_t start = s[d].start;
+      const std::int64_t length = s[d].length.value_or(dim);
+      if ((!s[d].length && start != 0) || start > dim || length > dim - start)
+        corrupt(name + " has a slice whose extent " + std::to_string(d) + " (start " +
+                std::to_string(start) + ", length " +
+                (s[d].length ? std::to_string(*s[d].length) : std::string("full")) +
+                ") lies outside the dimension of " + std::to_string(dim));
+      out.start.push_back(start);
+      out.length.push_back(length);
+    }
+    out.key = tf_bundle::slice_key(key, s);
+    return out;
+  }
+
+  // The slices of a partitioned tensor have entries of its dtype and of their shapes,
+  // and tile it: no two overlap and together they hold all of its elements.
+  void check_slices(const std::string& name, const BundleEntry& e) const {
+    const std::string what = "tensor '" + name + "'";
+    const std::int64_t total = num_elements(e.shape);
+    std::int64_t covered = 0;
+    for (std::size_t i = 0; i < e.slices.size(); ++i) {
+      const BundleSlice& s = e.slices[i];
+      const std::string slice =
+          "slice " + dims_to_string(s.start) + "+" + dims_to_string(s.length) + " of " + what;
+      auto it = slice_entries_.find(s.key);
+      if (it == slice_entries_.end()) corrupt(slice + " has no entry in the index");
+      if (it->second.tf_dtype != e.tf_dtype || it->second.shape != s.length)
+        corrupt(slice + " is stored as " + tf_dtype_number_name(it->second.tf_dtype) + " " +
+                dims_to_string(it->second.shape) + ", expected " + bundle_dtype_name(e) + " " +
+                dims_to_string(s.length));
+      for (std::size_t j = 0; j < i; ++j) {
+        const BundleSlice& o = e.slices[j];
+        // Boxes overlap when their extents intersect in every dimension; empty ones never.
+        bool overlap = num_elements(s.length) > 0 && num_elements(o.length) > 0;
+        for (std::size_t d = 0; d < s.start.size() && overlap; ++d)
+          overlap = s.start[d] < o.start[d] + o.length[d] && o.start[d] < s.start[d] + s.length[d];
+        if (overlap) corrupt(slice + " overlaps another slice of it");
+      }
+      covered += num_elements(s.length);  // <= total each; overlap-free, so the sum too
+    }
+    if (covered != total)
+      corrupt("the slices of " + what + " hold " + std::to_string(covered) + " of its " +
+              std::to_string(total) + " elements");
+  }
+
   std::string prefix_;
   std::string index_file_;
-  std::string data_file_;
+  std::string data_file_;  // symflow's single data file
+  bool tensorflow_ = false;
+  bool swap_bytes_ = false;  // the file's byte order is not the host's
+  int num_shards_ = 1;
   std::map<std::string, BundleEntry, std::less<>> entries_;
+  std::map<std::string, BundleEntry, std::less<>> slice_entries_;  // TensorFlow's, by key
 };
 
 }  // namespace io

@@ -1,8 +1,9 @@
 #pragma once
 // CRC32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of checkpoint
-// tensors. Unmasked, initial value ~0 and final xor ~0 as in iSCSI / RFC 3720, so
-// crc32c("123456789") == 0xE3069283. Slicing-by-8 over constexpr tables: the table
-// is built at compile time and checkpoints of large models hash at memory speed.
+// tensors. crc32c() is unmasked, initial value ~0 and final xor ~0 as in iSCSI / RFC
+// 3720, so crc32c("123456789") == 0xE3069283 (masked_crc32c gives TensorFlow's stored
+// form). Slicing-by-8 over constexpr tables: the table is built at compile time and
+// checkpoints of large models hash at memory speed.
 
 #include <array>
 #include <cstddef>
@@ -61,6 +62,19 @@ inline std::uint32_t crc32c(const void* data, std::size_t n, std::uint32_t crc =
 
 inline std::uint32_t crc32c(std::string_view bytes, std::uint32_t crc = 0) {
   return crc32c(bytes.data(), bytes.size(), crc);
+}
+
+// TensorFlow (like LevelDB) stores CRCs masked: rotated right by 15 bits plus a
+// constant, because a CRC computed over bytes that themselves embed CRCs is weak.
+inline constexpr std::uint32_t kCrc32cMaskDelta = 0xa282ead8u;
+
+inline constexpr std::uint32_t masked_crc32c(std::uint32_t crc) {
+  return ((crc >> 15) | (crc << 17)) + kCrc32cMaskDelta;
+}
+
+inline constexpr std::uint32_t unmask_crc32c(std::uint32_t masked) {
+  const std::uint32_t rotated = masked - kCrc32cMaskDelta;
+  return (rotated >> 17) | (rotated << 15);
 }
 
 }  // namespace io

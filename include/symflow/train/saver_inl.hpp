@@ -35,7 +35,9 @@ SYMFLOW_INLINE void Saver::restore(Session& sess, const std::string& save_path) 
       throw InvalidArgumentError("tensor_name = " + name + "; expected dtype " +
                                  std::string(dtype_name(v.dtype())) +
                                  " does not equal original dtype " +
-                                 std::string(dtype_name(e.dtype)) + " in checkpoint " + save_path);
+                                 (e.dtype == DType::invalid ? io::bundle_dtype_name(e)
+                                                            : std::string(dtype_name(e.dtype))) +
+                                 " in checkpoint " + save_path);
     if (!v.shape().is_compatible_with(e.shape))
       throw InvalidArgumentError("tensor_name = " + name + "; the variable " + v.op().name() +
                                  " has shape " + v.shape().to_string() + " but checkpoint " +

@@ -1,0 +1,297 @@
+#pragma once
+// The parts of TensorFlow's V2 checkpoint ("tensor bundle") that are TensorFlow's own:
+// the protobufs its `.index` table holds (tensorflow/core/protobuf/tensor_bundle.proto)
+// and the keys of a partitioned tensor's slices. io/checkpoint_bundle.hpp's BundleReader
+// uses them; io/sorted_table.hpp reads the table itself.
+//
+//   BundleHeaderProto { int32 num_shards = 1; Endianness endianness = 2; VersionDef version = 3; }
+//   BundleEntryProto  { DataType dtype = 1; TensorShapeProto shape = 2; int32 shard_id = 3;
+//                       int64 offset = 4; int64 size = 5; fixed32 crc32c = 6;
+//                       repeated TensorSliceProto slices = 7; }
+//
+// Decoding checks only the wire format and the values' ranges; whether an entry fits
+// its data file is the reader's check.
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symflow/core/errors.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/io/protobuf_wire.hpp"
+
+namespace symflow::io::tf_bundle {
+
+// The bundle format version this reader implements (TF's kTensorBundleVersion).
+inline constexpr std::int64_t kBundleVersion = 1;
+
+struct Header {
+  std::int64_t num_shards = 0;
+  bool big_endian = false;
+  std::int64_t producer = 0;
+  std::int64_t min_consumer = 0;
+  std::vector<std::int64_t> bad_consumers;
+};
+
+// One dimension of a slice: [start, start + length), or the whole dimension.
+struct Extent {
+  std::int64_t start = 0;
+  std::optional<std::int64_t> length;  // none: the full dimension
+};
+using Slice = std::vector<Extent>;
+
+struct Entry {
+  std::int64_t dtype = 0;  // TensorFlow's DataType number
+  Dims shape;
+  std::int64_t shard_id = 0;
+  std::int64_t offset = 0;
+  std::int64_t size = 0;
+  std::uint32_t masked_crc32c = 0;
+  std::vector<Slice> slices;
+};
+
+// The data file of `shard` of `num_shards`: prefix.data-00000-of-00001.
+inline std::string shard_path(const std::string& prefix, std::int64_t shard,
+                              std::int64_t num_shards) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ".data-%05lld-of-%05lld", static_cast<long long>(shard),
+                static_cast<long long>(num_shards));
+  return prefix + buf;
+}
+
+// The bytes of one element of TF dtype `n`, or 0 when elements have no fixed size
+// (DT_STRING, DT_RESOURCE, DT_VARIANT) or the type is unknown.
+inline std::size_t tf_dtype_size(std::int64_t n) {
+  switch (n) {
+    case 4:   // DT_UINT8
+    case 6:   // DT_INT8
+    case 10:  // DT_BOOL
+    case 11:  // DT_QINT8
+    case 12:  // DT_QUINT8
+      return 1;
+    case 5:   // DT_INT16
+    case 14:  // DT_BFLOAT16
+    case 15:  // DT_QINT16
+    case 16:  // DT_QUINT16
+    case 17:  // DT_UINT16
+    case 19:  // DT_HALF
+      return 2;
+    case 1:   // DT_FLOAT
+    case 3:   // DT_INT32
+    case 13:  // DT_QINT32
+    case 22:  // DT_UINT32
+      return 4;
+    case 2:   // DT_DOUBLE
+    case 8:   // DT_COMPLEX64
+    case 9:   // DT_INT64
+    case 23:  // DT_UINT64
+      return 8;
+    case 18:  // DT_COMPLEX128
+      return 16;
+    default:
+      return 0;
+  }
+}
+
+namespace fields {
+
+inline std::int64_t non_negative(wire::WireReader& r, const char* what) {
+  const std::int64_t v = r.int64();
+  if (v < 0) r.fail(std::string(what) + " is " + std::to_string(v) + ", expected >= 0");
+  return v;
+}
+
+inline Dims parse_shape(std::string_view bytes, const std::string& where, Dims dims) {
+  wire::WireReader r(bytes, where + " shape");
+  while (r.next()) {
+    if (r.field() == 2) {
+      wire::WireReader dim(r.bytes(), where + " shape dim");
+      std::int64_t size = 0;
+      while (dim.next()) {
+        if (dim.field() == 1) {
+          size = dim.int64();
+          // A checkpoint holds actual tensors: no unknown (-1) sizes.
+          if (size < 0) dim.fail("dimension " + std::to_string(size) + " is not >= 0");
+        } else {
+          dim.skip();
+        }
+      }
+      dims.push_back(size);
+    } else if (r.field() == 3) {
+      if (r.boolean()) r.fail("the shape has unknown rank, which a stored tensor cannot have");
+    } else {
+      r.skip();
+    }
+  }
+  return dims;
+}
+
+inline Slice parse_slice(std::string_view bytes, const std::string& where) {
+  Slice slice;
+  wire::WireReader r(bytes, where + " slice");
+  while (r.next()) {
+    if (r.field() != 1) {
+      r.skip();
+      continue;
+    }
+    wire::WireReader e(r.bytes(), where + " slice extent");
+    Extent extent;
+    while (e.next()) {
+      if (e.field() == 1)
+        extent.start = non_negative(e, "a slice's start");
+      else if (e.field() == 2)
+        extent.length = non_negative(e, "a slice's length");
+      else
+        e.skip();
+    }
+    slice.push_back(extent);
+  }
+  return slice;
+}
+
+}  // namespace fields
+
+// The header entry's value (the table's entry with the empty key).
+inline Header parse_header(std::string_view bytes, const std::string& where) {
+  Header h;
+  wire::WireReader r(bytes, where + " header (BundleHeaderProto)");
+  while (r.next()) {
+    switch (r.field()) {
+      case 1:
+        h.num_shards = r.int32();
+        break;
+      case 2: {
+        const std::int64_t e = r.int64();
+        if (e != 0 && e != 1)
+          r.fail("endianness " + std::to_string(e) + " is neither LITTLE (0) nor BIG (1)");
+        h.big_endian = e == 1;
+        break;
+      }
+      case 3: {
+        wire::WireReader v(r.bytes(), where + " header version (VersionDef)");
+        while (v.next()) {
+          if (v.field() == 1)
+            h.producer = v.int32();
+          else if (v.field() == 2)
+            h.min_consumer = v.int32();
+          else if (v.field() == 3)
+            v.repeated(wire::WireType::varint, [&](std::uint64_t x) {
+              h.bad_consumers.push_back(static_cast<std::int32_t>(x));
+            });
+          else
+            v.skip();
+        }
+        break;
+      }
+      default:
+        r.skip();
+    }
+  }
+  return h;
+}
+
+// A tensor entry's value; `where` names the index file and the tensor.
+inline Entry parse_entry(std::string_view bytes, const std::string& where) {
+  Entry e;
+  wire::WireReader r(bytes, where + " (BundleEntryProto)");
+  while (r.next()) {
+    switch (r.field()) {
+      case 1:
+        e.dtype = r.int32();
+        break;
+      case 2:  // a repeated message field merges: its dims append
+        e.shape = fields::parse_shape(r.bytes(), where, std::move(e.shape));
+        break;
+      case 3:
+        e.shard_id = r.int32();
+        if (e.shard_id < 0) r.fail("shard_id " + std::to_string(e.shard_id) + " is negative");
+        break;
+      case 4:
+        e.offset = fields::non_negative(r, "offset");
+        break;
+      case 5:
+        e.size = fields::non_negative(r, "size");
+        break;
+      case 6:
+        e.masked_crc32c = r.fixed32();
+        break;
+      case 7:
+        e.slices.push_back(fields::parse_slice(r.bytes(), where));
+        break;
+      default:
+        r.skip();
+    }
+  }
+  return e;
+}
+
+// OrderedCode (tensorflow/core/lib/strings/ordered_code.cc), as far as slice keys need
+// it: byte strings and numbers encoded so that byte-wise order is the values' order.
+namespace ordered_code {
+
+inline void write_num_increasing(std::string& out, std::uint64_t v) {
+  unsigned char buf[9];
+  int len = 0;
+  for (; v > 0; v >>= 8) buf[8 - len++] = static_cast<unsigned char>(v & 0xFF);
+  out += static_cast<char>(len);
+  out.append(reinterpret_cast<const char*>(buf + 9 - len), static_cast<std::size_t>(len));
+}
+
+// 0x00 and 0xFF are escaped (00 FF, FF 00); 00 01 ends the string.
+inline void write_string(std::string& out, std::string_view s) {
+  for (char c : s) {
+    out += c;
+    if (c == '\0') out += '\xff';
+    if (c == '\xff') out += '\0';
+  }
+  out += '\0';
+  out += '\x01';
+}
+
+// The sign bit, then as many copies of it as bytes follow the first, then a
+// delimiter bit, then the value in big-endian two's complement.
+inline void write_signed_num_increasing(std::string& out, std::int64_t v) {
+  const std::uint64_t magnitude =
+      v < 0 ? ~static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  int bits = 0;  // bits needed for the magnitude
+  for (std::uint64_t m = magnitude; m > 0; m >>= 1) ++bits;
+  // n bytes hold numbers in [-2^(7n-1), 2^(7n-1)), magnitudes of up to 7n - 1 bits.
+  int len = 1;
+  while (len < 10 && bits > 7 * len - 1) ++len;
+  unsigned char buf[10];
+  const auto u = static_cast<std::uint64_t>(v);
+  for (int i = 0; i < 10; ++i) {
+    const int shift = 8 * (9 - i);
+    buf[i] = shift >= 64 ? (v < 0 ? 0xFF : 0x00) : static_cast<unsigned char>(u >> shift);
+  }
+  // Header: `len` one-bits (sign plus len - 1 size bits) then a zero, inverted when
+  // negative; it spans the first two bytes for len >= 9.
+  unsigned char* begin = buf + 10 - len;
+  static constexpr unsigned char kHeader[11][2] = {{0, 0},    {0x80, 0},    {0xc0, 0},   {0xe0, 0},
+                                                   {0xf0, 0}, {0xf8, 0},    {0xfc, 0},   {0xfe, 0},
+                                                   {0xff, 0}, {0xff, 0x80}, {0xff, 0xc0}};
+  begin[0] ^= kHeader[len][0];
+  if (len >= 2) begin[1] ^= kHeader[len][1];
+  out.append(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(len));
+}
+
+}  // namespace ordered_code
+
+// The table key of the slice `slice` of tensor `name` (TF's EncodeTensorNameSlice):
+// such keys start with a zero byte, so they sort before every tensor name.
+inline std::string slice_key(std::string_view name, const Slice& slice) {
+  std::string key;
+  ordered_code::write_num_increasing(key, 0);
+  ordered_code::write_string(key, name);
+  ordered_code::write_num_increasing(key, slice.size());
+  for (const Extent& e : slice) {
+    ordered_code::write_signed_num_increasing(key, e.start);
+    ordered_code::write_signed_num_increasing(key, e.length ? *e.length : -1);
+  }
+  return key;
+}
+
+}  // namespace symflow::io::tf_bundle
