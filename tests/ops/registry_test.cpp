@@ -97,7 +97,7 @@ TEST_CASE("ops/registry: find_op_def finds each entry and nothing else") {
   CHECK(find_op_def("NoSuchOp") == nullptr);
   CHECK(find_op_def("") == nullptr);
   CHECK(find_op_def("matmul") == nullptr);  // types are case-sensitive
-  CHECK(find_op_def("AddV2") == nullptr);
+  CHECK(find_op_def("AddV3") == nullptr);
   CHECK(find_op_def("Add ") == nullptr);
 }
 
@@ -108,6 +108,7 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   auto i = constant<std::int32_t>({1, 2});
   Output p = placeholder(DType::float32);
   (void)identity(x);
+  (void)placeholder_with_default(x, Shape{-1, 2});
   (void)reshape(x, {-1});
   (void)fill(Shape{2}, Value(1.0f));
   (void)zeros(Shape{10, 100});
@@ -121,6 +122,10 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   (void)pow(x, x);
   (void)maximum(x, x);
   (void)minimum(x, x);
+  (void)raw_ops::add_v2(x, x);
+  (void)floordiv(x, x);
+  (void)floormod(x, x);
+  (void)raw_ops::mod(x, x);
   (void)negative(x);
   (void)square(x);
   (void)abs(x);

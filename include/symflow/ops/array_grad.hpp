@@ -1,6 +1,6 @@
 #pragma once
-// Gradients of the array ops built in array_ops.hpp (Identity, Reshape, Fill), following
-// TensorFlow's array_grad.py.
+// Gradients of the array ops built in array_ops.hpp (Identity, PlaceholderWithDefault,
+// Reshape, Fill), following TensorFlow's array_grad.py.
 
 #include <array>
 #include <vector>
@@ -28,6 +28,7 @@ inline std::vector<Output> fill_grad(const GradContext& c) {
 
 inline constexpr auto kArrayOpEntries = std::to_array<OpEntry>({
     {&kIdentityOp, identity_grad},
+    {&kPlaceholderWithDefaultOp, identity_grad},  // as TensorFlow: the default's gradient
     {&kReshapeOp, reshape_grad},
     {&kFillOp, fill_grad},
 });

@@ -1,7 +1,7 @@
 #pragma once
-// Placeholder, Identity, Reshape, Fill and the zeros/ones helpers: the graph-building
-// functions. The ops' descriptions are in ops/defs/array.hpp, their CPU kernels in
-// backend/cpu/kernels/array.hpp.
+// Placeholder, PlaceholderWithDefault, Identity, Reshape, Fill and the zeros/ones helpers:
+// the graph-building functions. The ops' descriptions are in ops/defs/array.hpp, their CPU
+// kernels in backend/cpu/kernels/array.hpp.
 
 #include <string>
 #include <string_view>
@@ -43,6 +43,31 @@ SYMFLOW_INLINE Output placeholder(DType dtype, const Shape& shape = Shape::unkno
 template <Element T>
 Tensor<T> placeholder(const Shape& shape = Shape::unknown(), std::string_view name = {}) {
   return Tensor<T>(placeholder(dtype_v<T>, shape, name));
+}
+
+// tf.placeholder_with_default(input, shape): `input` unless the run feeds a value, which
+// must fit `shape` (the output's static shape; it may know less than the input's). Feeding
+// it cuts the run off from `input`'s producers.
+inline Output placeholder_with_default(const Output& input, const Shape& shape,
+                                       std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({input}), name, "PlaceholderWithDefault");
+  return b
+      .build(detail::kPlaceholderWithDefaultOp, {input},
+             {{"dtype", input.dtype()}, {"shape", shape}})
+      .output(0);
+}
+// The default given as a value: a Const "PlaceholderWithDefault/input".
+inline Output placeholder_with_default(const Value& input, const Shape& shape,
+                                       std::string_view name = {}) {
+  detail::OpBuilder b(get_default_graph(), name, "PlaceholderWithDefault");
+  Output in = b.constant_arg(input, "input");
+  return b.build(detail::kPlaceholderWithDefaultOp, {in}, {{"dtype", in.dtype()}, {"shape", shape}})
+      .output(0);
+}
+template <Element T>
+Tensor<T> placeholder_with_default(const Tensor<T>& input, const Shape& shape,
+                                   std::string_view name = {}) {
+  return Tensor<T>(placeholder_with_default(Output(input), shape, name));
 }
 
 inline Output identity(const Output& x, std::string_view name = {}) {

@@ -1,6 +1,6 @@
 #pragma once
 // Comparisons (Equal, Less, ...), logical ops (LogicalAnd, LogicalOr, LogicalNot and
-// the composed logical_xor), selection (Select, Where), ArgMax/ArgMin, and
+// the composed logical_xor), selection (Select, SelectV2, Where), ArgMax/ArgMin, and
 // clip_by_value, which TensorFlow 1.x composes from Minimum and Maximum. This header
 // holds the graph-building functions and the conversion of C++ scalar operands; the
 // ops' descriptions are in ops/defs/logic.hpp, their CPU kernels in
@@ -175,6 +175,30 @@ inline Tensor<std::int64_t> where(const Output& condition, std::string_view name
   detail::OpBuilder b(graph_of({condition}), name, "Where");
   return Tensor<std::int64_t>(
       b.build(detail::kWhereOp, {condition}, {{"T", condition.dtype()}}).output(0));
+}
+
+// tf.where_v2(condition, x, y), TF2's tf.where: SelectV2, which broadcasts condition, x
+// and y together (NumPy's where). TF1's where() above keeps building Select.
+inline Output where_v2(const Output& condition, const Output& x, const Output& y,
+                       std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({condition, x, y}), name, "SelectV2");
+  return b.build(detail::kSelectV2Op, {condition, x, y}, {{"T", x.dtype()}}).output(0);
+}
+template <Element T>
+Tensor<T> where_v2(const Output& condition, const Tensor<T>& x, const Tensor<T>& y,
+                   std::string_view name = {}) {
+  return Tensor<T>(where_v2(condition, Output(x), Output(y), name));
+}
+// A C++ number as y: a Const "SelectV2/e" of x's dtype (tf.where_v2(c, x, 0.0)).
+template <detail::ScalarOperand S>
+Output where_v2(const Output& condition, const Output& x, S y, std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({condition, x}), name, "SelectV2");
+  Output e = b.constant_arg(detail::scalar_as(x.dtype(), y, "e", "SelectV2"), "e");
+  return b.build(detail::kSelectV2Op, {condition, x, e}, {{"T", x.dtype()}}).output(0);
+}
+// tf.where_v2(condition) is tf.where(condition): Where.
+inline Tensor<std::int64_t> where_v2(const Output& condition, std::string_view name = {}) {
+  return where(condition, name);
 }
 
 // tf.argmax / tf.argmin along `axis` (0 by default, as TF1's axis=None), to int64 (or

@@ -94,6 +94,15 @@ std::vector<Output> extremum_grad(const GradContext& c) {
           sum_to_shape_of(where(x_chosen, zeros, g), y)};
 }
 
+// FloorMod: x - floor(x / y) * y, so d/dx = 1 and d/dy = -floor(x / y) (where the
+// remainder does not jump). FloorDiv is piecewise constant: TensorFlow returns no
+// gradient for it, and Mod has none registered at all.
+inline std::vector<Output> floor_mod_grad(const GradContext& c) {
+  const Output x = c.input(0), y = c.input(1), g = c.grad();
+  Output gy = g * negative(binary(kFloorDivOp, x, y, {}, "FloorDiv"));
+  return {sum_to_shape_of(g, x), sum_to_shape_of(gy, y)};
+}
+
 // ---- elementwise unary ops --------------------------------------------------------------
 inline std::vector<Output> neg_grad(const GradContext& c) { return {negative(c.grad())}; }
 
@@ -219,6 +228,10 @@ inline constexpr auto kMathOpEntries = std::to_array<OpEntry>({
     {&kPowOp, pow_grad},
     {&kMaximumOp, extremum_grad<true>},
     {&kMinimumOp, extremum_grad<false>},
+    {&kAddV2Op, add_grad},
+    {&kFloorDivOp, not_differentiable},
+    {&kFloorModOp, floor_mod_grad},
+    {&kModOp, nullptr},
     {&kNegOp, neg_grad},
     {&kSquareOp, square_grad},
     {&kAbsOp, abs_grad},

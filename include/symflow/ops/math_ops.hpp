@@ -1,6 +1,6 @@
 #pragma once
 // Elementwise arithmetic with broadcasting, MatMul, reductions and Cast: the
-// graph-building functions (tf.add, tf.matmul, tf.reduce_sum, ...). The ops'
+// graph-building functions (tf.add, tf.floordiv, tf.matmul, tf.reduce_sum, ...). The ops'
 // descriptions are in ops/defs/math.hpp, their CPU kernels in
 // backend/cpu/kernels/math.hpp.
 
@@ -69,6 +69,22 @@ SYMFLOW_BINARY_FUNCTION(multiply, detail::kMulOp, "Mul")
 SYMFLOW_BINARY_FUNCTION(pow, detail::kPowOp, "Pow")
 SYMFLOW_BINARY_FUNCTION(maximum, detail::kMaximumOp, "Maximum")
 SYMFLOW_BINARY_FUNCTION(minimum, detail::kMinimumOp, "Minimum")
+// tf.floordiv (FloorDiv, rounding toward -inf, node "floordiv"), and tf.floormod and
+// tf.mod, which both build FloorMod (the remainder with y's sign). Integer division by
+// zero fails when the node runs (InvalidArgumentError).
+SYMFLOW_BINARY_FUNCTION(floordiv, detail::kFloorDivOp, "floordiv")
+SYMFLOW_BINARY_FUNCTION(floormod, detail::kFloorModOp, "FloorMod")
+SYMFLOW_BINARY_FUNCTION(mod, detail::kFloorModOp, "FloorMod")
+
+// Ops that TensorFlow's Python reaches only as tf.raw_ops: they come in imported graphs,
+// and are built here for graphs that must hold them.
+namespace raw_ops {
+// tf.raw_ops.AddV2: Add's arithmetic, broadcasting and gradient. `a + b` and tf::add build
+// Add, as TensorFlow before 1.15 did.
+SYMFLOW_BINARY_FUNCTION(add_v2, detail::kAddV2Op, "AddV2")
+// tf.raw_ops.Mod: the truncated remainder, with x's sign (C's fmod and %).
+SYMFLOW_BINARY_FUNCTION(mod, detail::kModOp, "Mod")
+}  // namespace raw_ops
 #undef SYMFLOW_BINARY_FUNCTION
 
 // tf.divide: RealDiv ("truediv") for floats, truncating Div ("div") for integers.

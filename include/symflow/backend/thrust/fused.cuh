@@ -49,6 +49,10 @@ inline constexpr int kMaxFusedSteps = 32;
   X(Maximum, MaximumFn, 2, true)                     \
   X(Minimum, MinimumFn, 2, true)                     \
   X(SquaredDifference, SquaredDifferenceFn, 2, true) \
+  X(AddV2, AddV2Fn, 2, true)                         \
+  X(FloorDiv, FloorDivFn, 2, true)                   \
+  X(FloorMod, FloorModFn, 2, true)                   \
+  X(Mod, ModFn, 2, true)                             \
   X(Neg, NegFn, 1, true)                             \
   X(Square, SquareFn, 1, true)                       \
   X(Abs, AbsFn, 1, true)                             \

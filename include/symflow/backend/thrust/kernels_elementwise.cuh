@@ -1,7 +1,8 @@
 #pragma once
-// Thrust kernels: elementwise ops. Arithmetic (Add ... SquaredDifference, with NumPy
-// broadcasting), unary math, activations and their "XxxGrad" ops, comparisons, logical
-// ops, Select, Cast, AddN, ZerosLike, OnesLike and Fill.
+// Thrust kernels: elementwise ops. Arithmetic (Add ... SquaredDifference, AddV2, FloorDiv,
+// FloorMod, Mod, with NumPy broadcasting), unary math, activations and their "XxxGrad"
+// ops, comparisons, logical ops, Select, SelectV2, Cast, AddN, ZerosLike, OnesLike and
+// Fill.
 //
 // Every element goes through the very functor the CPU kernel calls (ops/defs/*.hpp, marked
 // SYMFLOW_HD), so results are the CPU's formulas; the checks before a launch (shapes,
@@ -130,6 +131,38 @@ struct SelectMap {
   std::int64_t inner;
   SYMFLOW_HD void operator()(std::int64_t i) const {
     o[i] = c[inner == 1 ? i : i / inner] ? t[i] : e[i];
+  }
+};
+
+// SelectV2: condition, t and e broadcast together, the layout carried by value.
+template <class T>
+struct SelectV2Map {
+  const bool* c;
+  const T* t;
+  const T* e;
+  T* o;
+  BroadcastOffsets<3> layout;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    std::int64_t at[3];
+    layout.offsets(i, at);
+    o[i] = c[at[0]] ? t[at[1]] : e[at[2]];
+  }
+};
+// More than kMaxBroadcastRank axes: the layout's words (dims, then the strides of the
+// condition, t and e) in device memory.
+template <class T>
+struct LongSelectV2Map {
+  const bool* c;
+  const T* t;
+  const T* e;
+  T* o;
+  const std::int64_t* words;
+  int rank;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    const std::int64_t* dims = words;
+    o[i] = c[broadcast_offset(i, rank, dims, words + rank)]
+               ? t[broadcast_offset(i, rank, dims, words + 2 * rank)]
+               : e[broadcast_offset(i, rank, dims, words + 3 * rank)];
   }
 };
 
@@ -339,6 +372,42 @@ inline void select_kernel(KernelContext& ctx) {
   });
 }
 
+// As detail::select_v2_kernel.
+inline void select_v2_kernel(KernelContext& ctx) {
+  const Value& cond = ctx.input(0);
+  const Value& t = ctx.input(1);
+  const Value& e = ctx.input(2);
+  const Dims out_dims = sd::select_v2_dims(ctx, cond.dims(), t.dims(), e.dims());
+  if (cond.rank() == 0) {  // a whole branch, forwarded when no broadcasting is needed
+    const Value& chosen = host_vector<bool>(cond).at(0) ? t : e;
+    if (chosen.dims() == out_dims) {
+      ctx.set_output(0, chosen);
+      return;
+    }
+  }
+  Value& out = output(ctx, 0, t.dtype(), out_dims);
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  const Dims* shapes[3] = {&cond.dims(), &t.dims(), &e.dims()};
+  const auto layout = broadcast_layout(out_dims, shapes);
+  if (!layout) ctx.fail("SelectV2 inputs do not broadcast to " + dims_to_string(out_dims));
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const bool* c = in_raw<bool>(ctx, 0);
+    const T* tv = in_raw<T>(ctx, 1);
+    const T* ev = in_raw<T>(ctx, 2);
+    T* o = out.device_data<T>();
+    if (auto offsets = BroadcastOffsets<3>::from(*layout)) {
+      launch(n, SelectV2Map<T>{c, tv, ev, o, *offsets});
+    } else {
+      const std::vector<std::int64_t> words = layout_words(*layout);
+      const Value meta =
+          copy_to_device(Value::from_vector(words, Dims{static_cast<std::int64_t>(words.size())}));
+      launch(n, LongSelectV2Map<T>{c, tv, ev, o, meta.device_data<std::int64_t>(), layout->rank()});
+    }
+  });
+}
+
 // As detail::add_n_kernel.
 inline void add_n_kernel(KernelContext& ctx) {
   const Value& first = ctx.input(0);
@@ -411,6 +480,14 @@ inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
      symflow::detail::elementwise_of<symflow::detail::MaximumFn, 2>()},
     {&symflow::detail::kMinimumOp, elementwise_kernels::binary_kernel<symflow::detail::MinimumFn>,
      symflow::detail::elementwise_of<symflow::detail::MinimumFn, 2>()},
+    {&symflow::detail::kAddV2Op, elementwise_kernels::binary_kernel<symflow::detail::AddV2Fn>,
+     symflow::detail::elementwise_of<symflow::detail::AddV2Fn, 2>()},
+    {&symflow::detail::kFloorDivOp, elementwise_kernels::binary_kernel<symflow::detail::FloorDivFn>,
+     symflow::detail::elementwise_of<symflow::detail::FloorDivFn, 2>()},
+    {&symflow::detail::kFloorModOp, elementwise_kernels::binary_kernel<symflow::detail::FloorModFn>,
+     symflow::detail::elementwise_of<symflow::detail::FloorModFn, 2>()},
+    {&symflow::detail::kModOp, elementwise_kernels::binary_kernel<symflow::detail::ModFn>,
+     symflow::detail::elementwise_of<symflow::detail::ModFn, 2>()},
     {&symflow::detail::kSquaredDifferenceOp,
      elementwise_kernels::binary_kernel<symflow::detail::SquaredDifferenceFn>,
      symflow::detail::elementwise_of<symflow::detail::SquaredDifferenceFn, 2>()},
@@ -489,6 +566,7 @@ inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
      elementwise_kernels::logical_binary_kernel<symflow::detail::LogicalOrFn>},
     {&symflow::detail::kLogicalNotOp, elementwise_kernels::logical_not_kernel},
     {&symflow::detail::kSelectOp, elementwise_kernels::select_kernel},
+    {&symflow::detail::kSelectV2Op, elementwise_kernels::select_v2_kernel},
     // conversions and fills
     {&symflow::detail::kCastOp, elementwise_kernels::cast_kernel},
     {&symflow::detail::kAddNOp, elementwise_kernels::add_n_kernel},

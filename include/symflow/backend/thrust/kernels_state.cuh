@@ -9,10 +9,10 @@
 // writes a new buffer, as the CPU kernels always do.
 //
 // Some entries reuse the CPU kernel: those that never touch elements (VariableV2
-// hands out its slot, NoOp does nothing, Identity forwards its input's buffer,
-// Placeholder only fails when not fed), so they run the same on any device. They are
-// named here as the CPU table names them (backend/cpu/kernels/: StopGradient runs
-// identity_kernel).
+// hands out its slot, NoOp does nothing, Identity and an unfed PlaceholderWithDefault
+// forward their input's buffer, Placeholder only fails when not fed), so they run the
+// same on any device. They are named here as the CPU table names them
+// (backend/cpu/kernels/: StopGradient runs identity_kernel).
 
 #include <algorithm>
 #include <array>
@@ -220,6 +220,7 @@ inline constexpr auto kStateKernels = std::to_array<KernelEntry>({
     {&symflow::detail::kPlaceholderOp, symflow::detail::placeholder_kernel},
     {&symflow::detail::kNoOp, symflow::detail::no_op_kernel},
     {&symflow::detail::kIdentityOp, symflow::detail::identity_kernel},
+    {&symflow::detail::kPlaceholderWithDefaultOp, symflow::detail::identity_kernel},
     {&symflow::detail::kStopGradientOp, symflow::detail::identity_kernel},
     {&symflow::detail::kVariableV2Op, symflow::detail::variable_kernel},
     {&symflow::detail::kAssignOp, state_kernels::assign_kernel},

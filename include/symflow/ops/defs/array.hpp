@@ -1,8 +1,9 @@
 #pragma once
-// The descriptions of Placeholder, Identity, Reshape and Fill: their shape functions,
-// the reshape target resolution their shape function and kernel share, and their
-// OpDefs. The kernels are in backend/cpu/kernels/array.hpp, the graph-building
-// functions (tf.placeholder, tf.reshape, tf.zeros, ...) in ops/array_ops.hpp.
+// The descriptions of Placeholder, PlaceholderWithDefault, Identity, Reshape and Fill:
+// their shape functions, the reshape target resolution their shape function and kernel
+// share, and their OpDefs. The kernels are in backend/cpu/kernels/array.hpp, the
+// graph-building functions (tf.placeholder, tf.reshape, tf.zeros, ...) in
+// ops/array_ops.hpp.
 
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,24 @@ inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
 
 SYMFLOW_OP_DEF(kPlaceholderOp,
                OpDef{.type = "Placeholder", .num_inputs = 0, .infer = infer_placeholder});
+
+// PlaceholderWithDefault: its input unless fed. The input must fit the `shape` attr, but
+// the output has that shape, which may know less than the input's (TensorFlow's shape
+// function merges the two only to check them).
+inline std::vector<TensorSpec> infer_placeholder_with_default(const InferContext& c) {
+  const DType dtype = c.attr<DType>("dtype");
+  if (c.dtype(0) != dtype)
+    throw TypeError("Input 'input' of 'PlaceholderWithDefault' Op has type " +
+                    std::string(dtype_name(c.dtype(0))) + " that does not match its dtype attr " +
+                    std::string(dtype_name(dtype)) + ".");
+  const Shape& shape = c.attr<Shape>("shape");
+  (void)merge_shapes(c.shape(0), shape);
+  return {{dtype, shape}};
+}
+
+SYMFLOW_OP_DEF(kPlaceholderWithDefaultOp, OpDef{.type = "PlaceholderWithDefault",
+                                                .num_inputs = 1,
+                                                .infer = infer_placeholder_with_default});
 
 SYMFLOW_OP_DEF(kIdentityOp, OpDef{.type = "Identity",
                                   .num_inputs = 1,

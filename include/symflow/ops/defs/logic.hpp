@@ -1,6 +1,6 @@
 #pragma once
 // The descriptions of the comparisons (Equal, Less, ...), the logical ops (LogicalAnd,
-// LogicalOr, LogicalNot), Select, Where and ArgMax/ArgMin: their functors, shape
+// LogicalOr, LogicalNot), Select, SelectV2, Where and ArgMax/ArgMin: their functors, shape
 // functions and OpDefs. The kernels are in backend/cpu/kernels/logic.hpp, the
 // graph-building functions (tf.equal, tf.where, tf.clip_by_value, ...) in
 // ops/logic_ops.hpp.
@@ -140,15 +140,20 @@ inline std::vector<TensorSpec> infer_logical_not(const InferContext& c) {
 SYMFLOW_OP_DEF(kLogicalNotOp,
                OpDef{.type = "LogicalNot", .num_inputs = 1, .infer = infer_logical_not});
 
-// ---- Select ---------------------------------------------------------------------------
+// ---- Select, SelectV2 -----------------------------------------------------------------
+// Both take a bool condition and two branches t and e of one dtype.
+inline void check_select_inputs(const InferContext& c, std::string_view op) {
+  check_bool_input(c, 0, "condition", op);
+  if (c.dtype(2) != c.dtype(1))
+    throw TypeError("Input 'e' of '" + std::string(op) + "' Op has type " +
+                    std::string(dtype_name(c.dtype(2))) + " that does not match type " +
+                    std::string(dtype_name(c.dtype(1))) + " of argument 't'.");
+}
+
 // TF1's Select: t and e of one shape; the condition a scalar, of that shape, or a
 // vector over the first dimension.
 inline std::vector<TensorSpec> infer_select(const InferContext& c) {
-  check_bool_input(c, 0, "condition", "Select");
-  if (c.dtype(2) != c.dtype(1))
-    throw TypeError("Input 'e' of 'Select' Op has type " + std::string(dtype_name(c.dtype(2))) +
-                    " that does not match type " + std::string(dtype_name(c.dtype(1))) +
-                    " of argument 't'.");
+  check_select_inputs(c, "Select");
   Shape data = merge_shapes(c.shape(1), c.shape(2));
   const Shape& cond = c.shape(0);
   if (cond.has_rank() && data.has_rank() && cond.rank() != 0) {
@@ -161,6 +166,20 @@ inline std::vector<TensorSpec> infer_select(const InferContext& c) {
 }
 
 SYMFLOW_OP_DEF(kSelectOp, OpDef{.type = "Select", .num_inputs = 3, .infer = infer_select});
+
+// SelectV2 (tf.where_v2, TF2's tf.where): condition, t and e broadcast together, as
+// NumPy's where. TensorFlow broadcasts t with e first, then the condition with both,
+// and reports a mismatch in that order.
+inline std::vector<TensorSpec> infer_select_v2(const InferContext& c) {
+  check_select_inputs(c, "SelectV2");
+  auto data = broadcast_shapes(c.shape(1), c.shape(2));
+  if (!data) throw ValueError(broadcast_error(c.shape(1), c.shape(2)));
+  auto out = broadcast_shapes(c.shape(0), *data);
+  if (!out) throw ValueError(broadcast_error(c.shape(0), *data));
+  return {{c.dtype(1), *out}};
+}
+
+SYMFLOW_OP_DEF(kSelectV2Op, OpDef{.type = "SelectV2", .num_inputs = 3, .infer = infer_select_v2});
 
 // ---- Where ----------------------------------------------------------------------------
 // The coordinates of the true (non-zero) elements, one row each, in row-major order.

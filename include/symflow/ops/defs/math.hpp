@@ -179,6 +179,85 @@ struct MinimumFn {
   }
 };
 
+// AddV2: Add's arithmetic under the type TensorFlow 1.15 and later give every `+` (it
+// differs from Add only in TensorFlow's string support, which symflow lacks). A functor
+// of its own, so that its fused steps have an ElementwiseDef of their own: the Thrust
+// backend knows a step's op by that pointer (backend/thrust/fused.cuh).
+struct AddV2Fn : AddFn {
+  static constexpr std::string_view type = "AddV2";
+};
+
+// FloorDiv, FloorMod and Mod on integers reject a zero divisor, as TensorFlow's kernels
+// do (floats follow IEEE: inf or NaN).
+struct IntegerDivisorCheck {
+  template <class T>
+  static std::optional<std::string_view> invalid_y(T y) {
+    if (std::is_integral_v<T> && y == T{0}) return "Integer division by zero";
+    return std::nullopt;
+  }
+};
+
+// FloorDiv: the quotient rounded toward -inf (Python's //); floor(x / y) on floats, as
+// TensorFlow computes it (so 1.0 // 0.1 is 10, where Python says 9).
+struct FloorDivFn : IntegerDivisorCheck {
+  static constexpr std::string_view type = "FloorDiv";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::floor(a / b);
+    } else if constexpr (std::is_signed_v<T>) {
+      if (b == T{-1}) return sub_wrapping(T{0}, a);  // lowest / -1 overflows: it wraps in TF
+      const T q = static_cast<T>(a / b);
+      // C++ truncates toward zero: one less where a remainder and the signs differ.
+      return q * b != a && (a < T{0}) != (b < T{0}) ? static_cast<T>(q - T{1}) : q;
+    } else {
+      return static_cast<T>(a / b);
+    }
+  }
+};
+
+// FloorMod: the remainder with the divisor's sign, x - floor(x / y) * y (Python's %),
+// computed from the truncated remainder as TensorFlow's kernel does.
+struct FloorModFn : IntegerDivisorCheck {
+  static constexpr std::string_view type = "FloorMod";
+  template <class T>
+  static constexpr bool accepts = is_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(a % b);
+    } else {
+      T r;
+      if constexpr (std::is_floating_point_v<T>) {
+        r = std::fmod(a, b);
+      } else {
+        if (b == T{-1}) return T{0};  // lowest % -1 overflows in C++
+        r = static_cast<T>(a % b);
+      }
+      return r != T{0} && (b < T{0}) != (r < T{0}) ? static_cast<T>(r + b) : r;
+    }
+  }
+};
+
+// Mod: the truncated remainder, with the dividend's sign (C's fmod and %). tf.mod builds
+// FloorMod; Mod comes from older graphs and tf.raw_ops.Mod.
+struct ModFn : IntegerDivisorCheck {
+  static constexpr std::string_view type = "Mod";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fmod(a, b);
+    } else {
+      if (b == T{-1}) return T{0};  // lowest % -1 overflows in C++
+      return static_cast<T>(a % b);
+    }
+  }
+};
+
 template <class Fn>
 constexpr bool fn_accepts(DType d) {
   switch (d) {
@@ -238,6 +317,10 @@ SYMFLOW_OP_DEF(kDivOp, binary_op_def<DivFn>());
 SYMFLOW_OP_DEF(kPowOp, binary_op_def<PowFn>());
 SYMFLOW_OP_DEF(kMaximumOp, binary_op_def<MaximumFn>());
 SYMFLOW_OP_DEF(kMinimumOp, binary_op_def<MinimumFn>());
+SYMFLOW_OP_DEF(kAddV2Op, binary_op_def<AddV2Fn>());
+SYMFLOW_OP_DEF(kFloorDivOp, binary_op_def<FloorDivFn>());
+SYMFLOW_OP_DEF(kFloorModOp, binary_op_def<FloorModFn>());
+SYMFLOW_OP_DEF(kModOp, binary_op_def<ModFn>());
 
 // ---- elementwise unary ops ----------------------------------------------------
 struct NegFn {

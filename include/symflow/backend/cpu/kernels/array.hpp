@@ -1,6 +1,6 @@
 #pragma once
-// The CPU kernels of Placeholder, Identity, Reshape and Fill, and kArrayCpuKernels,
-// the table that maps their OpDefs (ops/defs/array.hpp) to them.
+// The CPU kernels of Placeholder, PlaceholderWithDefault, Identity, Reshape and Fill, and
+// kArrayCpuKernels, the table that maps their OpDefs (ops/defs/array.hpp) to them.
 
 #include <array>
 #include <cstddef>
@@ -49,6 +49,8 @@ inline void fill_kernel(KernelContext& ctx) {
 inline constexpr auto kArrayCpuKernels = std::to_array<CpuKernel>({
     {&kPlaceholderOp, placeholder_kernel},
     {&kIdentityOp, identity_kernel},
+    // Runs only when not fed: then it passes its default on, as TensorFlow's kernel does.
+    {&kPlaceholderWithDefaultOp, identity_kernel},
     {&kReshapeOp, reshape_kernel},
     {&kFillOp, fill_kernel},
 });

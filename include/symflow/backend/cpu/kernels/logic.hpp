@@ -1,11 +1,13 @@
 #pragma once
-// The CPU kernels of the comparisons, the logical ops, Select, Where and ArgMax/ArgMin;
-// the argument checks their GPU kernels share (select_inner, arg_reduce_plan); and
-// kLogicCpuKernels, the table that maps their OpDefs (ops/defs/logic.hpp) to them.
+// The CPU kernels of the comparisons, the logical ops, Select, SelectV2, Where and
+// ArgMax/ArgMin; the argument checks their GPU kernels share (select_inner,
+// select_v2_dims, arg_reduce_plan); and kLogicCpuKernels, the table that maps their
+// OpDefs (ops/defs/logic.hpp) to them.
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +95,71 @@ inline void select_kernel(KernelContext& ctx) {
     T* o = out.data<T>();
     const std::int64_t n = out.size();
     for (std::int64_t i = 0; i < n; ++i) o[i] = cv[inner == 1 ? i : i / inner] ? tv[i] : ev[i];
+  });
+}
+
+// ---- SelectV2 --------------------------------------------------------------------------
+// The shape condition, t and e broadcast to, or the kernel's failure in TensorFlow's words
+// (the CPU and GPU kernels share it).
+inline Dims select_v2_dims(const KernelContext& ctx, const Dims& cond, const Dims& t,
+                           const Dims& e) {
+  std::optional<Dims> out = broadcast_dims(t, e);
+  if (out) out = broadcast_dims(cond, *out);
+  if (!out)
+    ctx.fail("condition " + dims_to_string(cond) + ", then " + dims_to_string(t) + ", and else " +
+             dims_to_string(e) + " must be broadcastable");
+  return *out;
+}
+
+inline void select_v2_kernel(KernelContext& ctx) {
+  const Value& cond = ctx.input(0);
+  const Value& t = ctx.input(1);
+  const Value& e = ctx.input(2);
+  const Dims out_dims = select_v2_dims(ctx, cond.dims(), t.dims(), e.dims());
+  if (cond.rank() == 0) {  // a whole branch, forwarded when no broadcasting is needed
+    const Value& chosen = cond.data<bool>()[0] ? t : e;
+    if (chosen.dims() == out_dims) {
+      ctx.set_output(0, chosen);
+      return;
+    }
+  }
+  Value& out = ctx.allocate_output(0, t.dtype(), out_dims);
+  const std::int64_t n = out.size();
+  if (n == 0) return;
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const bool* c = cond.data<bool>();
+    const T* tv = t.data<T>();
+    const T* ev = e.data<T>();
+    T* o = out.data<T>();
+    if (cond.size() == n && t.size() == n && e.size() == n) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = c[i] ? tv[i] : ev[i];
+      return;
+    }
+    // Walk the output in row-major order (the innermost axis in a tight loop), each
+    // input's offset following its broadcast strides, as cpu::binary does for two.
+    const std::size_t rank = out_dims.size();
+    const Dims sc = cpu::broadcast_strides(cond.dims(), out_dims);
+    const Dims st = cpu::broadcast_strides(t.dims(), out_dims);
+    const Dims se = cpu::broadcast_strides(e.dims(), out_dims);
+    const std::int64_t inner = out_dims[rank - 1];
+    const std::int64_t ic = sc[rank - 1], it = st[rank - 1], ie = se[rank - 1];
+    Dims index(rank, 0);
+    std::int64_t oc = 0, ot = 0, oe = 0;
+    for (std::int64_t base = 0; base < n; base += inner) {
+      for (std::int64_t i = 0; i < inner; ++i)
+        o[base + i] = c[oc + i * ic] ? tv[ot + i * it] : ev[oe + i * ie];
+      for (std::size_t axis = rank - 1; axis-- > 0;) {
+        oc += sc[axis];
+        ot += st[axis];
+        oe += se[axis];
+        if (++index[axis] < out_dims[axis]) break;
+        oc -= sc[axis] * out_dims[axis];
+        ot -= st[axis] * out_dims[axis];
+        oe -= se[axis] * out_dims[axis];
+        index[axis] = 0;
+      }
+    }
   });
 }
 
@@ -184,6 +251,7 @@ inline constexpr auto kLogicCpuKernels = std::to_array<CpuKernel>({
     {&kLogicalOrOp, logical_binary_kernel<LogicalOrFn>},
     {&kLogicalNotOp, logical_not_kernel},
     {&kSelectOp, select_kernel},
+    {&kSelectV2Op, select_v2_kernel},
     {&kWhereOp, where_kernel},
     {&kArgMaxOp, arg_reduce_kernel<true>},
     {&kArgMinOp, arg_reduce_kernel<false>},
