@@ -244,7 +244,7 @@ TEST_CASE(
   fails(node_with(R"({"s":["a"]})"), "expected 's' to be a string, got array");
   fails(node_with(R"({"s_base64":"@@"})"), "expected 's_base64' to be base64");
   fails(node_with(R"({"list":{}})"), "expected 'list' to be an object with exactly one field");
-  fails(node_with(R"({"list":{"f":[]}})"), "unknown list kind 'f'");
+  fails(node_with(R"({"list":{"func":[]}})"), "unknown list kind 'func'");
   fails(node_with(R"({"list":{"i":["1"]}})"), "expected 'list.i' items to be an integer");
   fails(node_with(R"({"shape":{"dim":[2],"unknown_rank":true}})"), "cannot have dims");
   fails(node_with(R"({"shape":{"dim":[-2]}})"), "expected shape dims >= -1");

@@ -19,6 +19,7 @@
 
 #include "symflow/detail/config.hpp"
 #include "symflow/io/importer.hpp"
+#include "symflow/io/tf_op_defaults.hpp"
 #include "symflow/ops/registry.hpp"
 
 namespace symflow {
@@ -288,6 +289,9 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
     }
     AttrMap attrs = p.def->attr;
     im::prefix_colocation(attrs, prefix, index);
+    // A GraphDef written with strip_default_attrs lacks attrs at their default.
+    if (const AttrMap* defaults = io::tf_default_attrs(p.def->op))
+      for (const auto& [key, value] : *defaults) attrs.try_emplace(key, value);
     // Before GraphDef version 21 a Placeholder's empty `shape {}` meant "unknown", not a
     // scalar (TensorFlow reads old graphs the same way).
     if (graph_def.producer < 21 && p.def->op == "Placeholder") {
