@@ -12,9 +12,13 @@
 #   make asan          the same in build-asan/ with AddressSanitizer + UBSan
 #   make bench         install the benchmark peers (scripts/install-bench-deps.sh), build bench/
 #                      in build-bench/ and run it: bench/RESULTS.md, bench/results.json
+#   make interop       symflow against real TensorFlow (pip's tensorflow-cpu, installed when
+#                      missing): each reads the other's GraphDefs (scripts/interop.sh)
+#   make fuzz          build the libFuzzer programs of fuzz/ with clang in build-fuzz/ and run each
+#                      for FUZZ_SECONDS (60) from its corpus (scripts/fuzz.sh)
 #   make format        clang-format -i the C++ sources
 #   make format-check  fail if a C++ source is not clang-formatted
-#   make clean         remove the build directories (build, build-asan, build-bench)
+#   make clean         remove the build directories (build, build-asan, build-bench, build-fuzz)
 
 SHELL := /bin/bash
 
@@ -28,6 +32,7 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS   ?=
 CTEST_ARGS   ?=
 DEMO_EPOCHS  ?= 10
+FUZZ_SECONDS ?= 60
 
 # cmake --build runs make again: keep its output free of "Entering directory" lines.
 MAKEFLAGS    += --no-print-directory
@@ -36,8 +41,8 @@ FORMAT_DIRS   = $(wildcard include tests examples bench)
 FORMAT_FILES  = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -type f \
                   \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cuh' -o -name '*.cu' \) | sort))
 
-.PHONY: all deps configure build demo test asan asan-configure asan-build bench format format-check \
-        clean
+.PHONY: all deps configure build demo test asan asan-configure asan-build bench fuzz interop format \
+        format-check clean
 
 all: build
 
@@ -71,6 +76,12 @@ asan-configure: deps
 asan-build: asan-configure
 	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS)
 
+interop: configure
+	BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) bash scripts/interop.sh
+
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) CMAKE_ARGS="$(CMAKE_ARGS)" bash scripts/fuzz.sh
+
 asan: asan-build
 	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -96,4 +107,4 @@ format-check:
 	@if [ -n "$(FORMAT_FILES)" ]; then $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES); fi
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR) build-fuzz

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make interop: symflow against real TensorFlow. Installs python3 and pip's tensorflow-cpu
+# when missing (as `make bench` does), builds symflow-run in $BUILD_DIR, and runs
+# tests/interop/interop.py: TensorFlow writes models (binary, text and strip_default_attrs
+# GraphDefs) that symflow runs, and reads back the GraphDefs symflow writes; every output
+# must match TensorFlow's own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+PYTHON=${PYTHON:-python3}
+
+if ! "$PYTHON" -c "import tensorflow" >/dev/null 2>&1; then
+  if [[ $(id -u) -ne 0 && "$PYTHON" == python3 ]]; then
+    echo "interop: $PYTHON cannot import tensorflow (pip install tensorflow-cpu, or set PYTHON)" >&2
+    exit 1
+  fi
+  if ! command -v "$PYTHON" >/dev/null 2>&1 || ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-pip
+  fi
+  echo "interop: installing tensorflow-cpu with pip"
+  # Debian 12's Python is "externally managed" (PEP 668); older pips do not know the flag.
+  "$PYTHON" -m pip install --quiet --break-system-packages tensorflow-cpu ||
+    "$PYTHON" -m pip install --quiet tensorflow-cpu
+fi
+
+cmake --build "$BUILD_DIR" --target symflow-run -j"$JOBS"
+work=$(mktemp -d "${TMPDIR:-/tmp}/symflow-interop.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+TF_CPP_MIN_LOG_LEVEL=2 "$PYTHON" tests/interop/interop.py "$BUILD_DIR/tools/symflow-run" "$work"

@@ -1,0 +1,214 @@
+"""make interop: symflow and real TensorFlow read each other's files.
+
+Run by scripts/interop.sh as  python3 interop.py SYMFLOW_RUN WORK_DIR.
+TensorFlow (tf.compat.v1, graph mode) builds models, writes them as binary and text
+GraphDefs with its inputs and its own outputs as .npy files; symflow-run runs each file
+and must give TensorFlow's outputs. Then symflow writes each graph back (symflow-run
+--write-graph, binary), TensorFlow imports symflow's file, runs it and must get its own
+outputs again. Exits non-zero, listing every mismatch, if anything differs.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import tensorflow.compat.v1 as tf
+from tensorflow.core.protobuf import meta_graph_pb2
+from tensorflow.python.framework import meta_graph
+
+tf.disable_v2_behavior()
+
+SYMFLOW_RUN, WORK = sys.argv[1], sys.argv[2]
+TOLERANCE = 1e-5
+failures = []
+checked = 0
+
+
+def frozen(build):
+    """A graph from build(), its variables (if any) folded into constants, as a
+    GraphDef; plus the feeds and fetch names build() returns and TF's outputs."""
+    g = tf.Graph()
+    with g.as_default():
+        feeds, fetches = build()
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            outputs = sess.run(fetches, {name: value for name, value in feeds.items()})
+            graph_def = tf.graph_util.convert_variables_to_constants(
+                sess, g.as_graph_def(), [f.split(":")[0] for f in fetches])
+    return graph_def, feeds, fetches, outputs
+
+
+def dense(x, units, name, activation=None):
+    """tf.layers.dense as TF1 builds it (tf.layers needs Keras 2, which TF 2.16+ lacks)."""
+    with tf.variable_scope(name):
+        kernel = tf.get_variable("kernel", [x.shape[-1], units])
+        bias = tf.get_variable("bias", [units], initializer=tf.random_normal_initializer())
+        y = tf.nn.bias_add(tf.matmul(x, kernel), bias)
+    return activation(y) if activation else y
+
+
+def conv2d(x, filters, size, strides, name):
+    with tf.variable_scope(name):
+        kernel = tf.get_variable("kernel", [size, size, x.shape[-1], filters])
+        bias = tf.get_variable("bias", [filters], initializer=tf.random_normal_initializer())
+        y = tf.nn.conv2d(x, kernel, [1, strides, strides, 1], "SAME")
+    return tf.nn.relu(tf.nn.bias_add(y, bias))
+
+
+def mlp():
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(tf.float32, [None, 8], name="x")
+    h = dense(x, 16, "hidden", tf.nn.relu)
+    logits = dense(h, 4, "logits")
+    tf.nn.softmax(logits, name="probs")
+    return {"x:0": rng.randn(5, 8).astype(np.float32)}, ["probs:0", "logits/BiasAdd:0"]
+
+
+def cnn():
+    rng = np.random.RandomState(2)
+    x = tf.placeholder(tf.float32, [None, 12, 12, 3], name="images")
+    c = conv2d(x, 8, 3, 2, "conv")
+    p = tf.nn.max_pool(c, [1, 2, 2, 1], [1, 2, 2, 1], "VALID", name="pool")
+    a = tf.nn.avg_pool(c, [1, 2, 2, 1], [1, 2, 2, 1], "SAME", name="avg")
+    flat = tf.reshape(tf.concat([p, a[:, :3, :3, :]], axis=3), [-1, 3 * 3 * 16], name="flat")
+    logits = dense(flat, 5, "fc")
+    tf.nn.softmax(logits, name="scores")
+    return {"images:0": rng.rand(2, 12, 12, 3).astype(np.float32)}, ["scores:0"]
+
+
+def elementwise():
+    rng = np.random.RandomState(3)
+    a = tf.placeholder(tf.float32, [3, 4], name="a")
+    b = tf.placeholder(tf.float32, [4], name="b")
+    i = tf.placeholder(tf.int32, [3, 4], name="i")
+    s = a + b                                  # AddV2
+    t = tf.nn.leaky_relu(s, 0.2) * tf.sigmoid(a) - tf.tanh(b)
+    u = tf.where_v2(a > 0.0, t, tf.squared_difference(a, b))
+    v = tf.reduce_mean(u, axis=1, keepdims=True) + tf.reduce_max(u) - tf.reduce_sum(u, 0)
+    w = tf.transpose(tf.expand_dims(v, 0), [1, 0, 2])[:, 0, 1:3]
+    m = tf.floormod(i, 3) + tf.floordiv(i, -2) + tf.argmax(a, axis=1, output_type=tf.int32)[0]
+    tf.identity(w, name="w")
+    tf.identity(m, name="m")
+    tf.identity(tf.cast(tf.tile(i[:1], [2, 1]), tf.float32) / 2.0, name="tiled")
+    return ({"a:0": rng.randn(3, 4).astype(np.float32),
+             "b:0": rng.randn(4).astype(np.float32),
+             "i:0": rng.randint(-9, 9, size=(3, 4)).astype(np.int32)},
+            ["w:0", "m:0", "tiled:0"])
+
+
+def strip_default_attrs(graph_def):
+    """The GraphDef as export_meta_graph(strip_default_attrs=True) writes it."""
+    m = meta_graph_pb2.MetaGraphDef()
+    m.graph_def.CopyFrom(graph_def)
+    meta_graph.strip_graph_default_valued_attrs(m)
+    return m.graph_def
+
+
+def compare(what, got, want):
+    global checked
+    checked += 1
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        failures.append(f"{what}: shape {got.shape}, TensorFlow {want.shape}")
+    elif not np.allclose(got, want, rtol=TOLERANCE, atol=TOLERANCE):
+        failures.append(f"{what}: max difference {np.max(np.abs(got - want))}")
+
+
+def run_symflow(model, feeds, fetches, folder, extra=()):
+    args = [SYMFLOW_RUN, model]
+    for name, value in feeds.items():
+        path = os.path.join(folder, name.replace(":", "_") + ".npy")
+        np.save(path, value)
+        args += ["--feed", f"{name}={path}"]
+    outs = []
+    for name in fetches:
+        path = os.path.join(folder, "out_" + name.replace(":", "_").replace("/", "_") + ".npy")
+        outs.append(path)
+        args += ["--fetch", f"{name}={path}"]
+    args += list(extra)
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        failures.append(f"symflow-run {os.path.basename(model)}: exit {done.returncode}: "
+                        f"{done.stderr.strip()}")
+        return None
+    return [np.load(p) for p in outs]
+
+
+def run_tf(graph_def, feeds, fetches):
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session(graph=g) as sess:
+            return sess.run(fetches, feeds)
+
+
+def check_checkpoints(folder):
+    """TensorFlow's Saver writes a V2 checkpoint (a partitioned variable among the
+    others); symflow reads every tensor, and restores the variables of TensorFlow's
+    unfrozen GraphDef from it, running to TensorFlow's outputs."""
+    os.makedirs(folder, exist_ok=True)
+    g = tf.Graph()
+    with g.as_default():
+        feeds, fetches = mlp()
+        parts = tf.get_variable("partitioned", [7, 3],
+                                partitioner=tf.fixed_size_partitioner(3))
+        counter = tf.get_variable("counter", [], tf.int64, tf.constant_initializer(42))
+        # The GraphDef before the Saver: the Saver's own ops take string tensors.
+        tf.io.write_graph(g.as_graph_def(), folder, "mlp_vars.pbtxt", as_text=True)
+        saver = tf.train.Saver()
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, os.path.join(folder, "model.ckpt"), global_step=3)
+            want = sess.run(fetches, feeds)
+            whole = sess.run(tf.concat(list(parts), axis=0))
+            kernel, count = sess.run([g.get_tensor_by_name("hidden/kernel:0"), counter])
+    # Read from the folder: its `checkpoint` state file names the prefix.
+    for name, value in [("partitioned", whole), ("hidden/kernel", kernel), ("counter", count)]:
+        out = os.path.join(folder, name.replace("/", "_") + ".npy")
+        done = subprocess.run([SYMFLOW_RUN, "--checkpoint", folder, "--fetch", f"{name}={out}"],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            failures.append(f"symflow-run --checkpoint: {done.stderr.strip()}")
+            continue
+        compare(f"symflow reading TF's checkpoint, tensor {name}", np.load(out), value)
+    got = run_symflow(os.path.join(folder, "mlp_vars.pbtxt"), feeds, fetches, folder,
+                      ["--checkpoint", prefix])
+    if got is not None:
+        for fetch, g_, w in zip(fetches, got, want):
+            compare(f"symflow on TF's unfrozen graph restored from TF's checkpoint, {fetch}",
+                    g_, w)
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise)]:
+        folder = os.path.join(WORK, name)
+        os.makedirs(folder, exist_ok=True)
+        graph_def, feeds, fetches, want = frozen(build)
+        stripped = strip_default_attrs(graph_def)
+        for graph, as_text, file in [(graph_def, False, name + ".pb"),
+                                     (graph_def, True, name + ".pbtxt"),
+                                     (stripped, False, name + "_stripped.pb")]:
+            tf.io.write_graph(graph, folder, file, as_text=as_text)
+            written = os.path.join(folder, "symflow_" + name + ".pb")
+            got = run_symflow(os.path.join(folder, file), feeds, fetches, folder,
+                              ["--write-graph", written])
+            if got is None:
+                continue
+            for fetch, g, w in zip(fetches, got, want):
+                compare(f"symflow on TF's {file}, {fetch}", g, w)
+            # TensorFlow reads the GraphDef symflow wrote and gets its own outputs.
+            back = tf.GraphDef()
+            with open(written, "rb") as f:
+                back.ParseFromString(f.read())
+            for fetch, g, w in zip(fetches, run_tf(back, feeds, fetches), want):
+                compare(f"TF on symflow's {os.path.basename(written)} (from {file}), {fetch}", g, w)
+    check_checkpoints(os.path.join(WORK, "checkpoint"))
+    print(f"interop: {checked} comparisons, {len(failures)} failures")
+    for f in failures:
+        print("  FAIL", f)
+    return 1 if failures or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

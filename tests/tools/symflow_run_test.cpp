@@ -1,0 +1,140 @@
+// The symflow-run tool (tools/symflow_run.cpp), run as a user runs it: on TensorFlow's
+// files, with .npy inputs, against TensorFlow's own results; and its errors.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <xtensor/xnpy.hpp>
+
+#include <symflow/symflow.hpp>
+
+namespace symflow_test_tools_symflow_run_test {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs symflow-run with `args`, capturing its exit status, stdout and stderr.
+Result run_tool(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / "symflow_test_symflow_run";
+  fs::create_directories(dir);
+  const std::string command = std::string("\"") + SYMFLOW_RUN_PATH + "\" " + args + " >\"" +
+                              (dir / "out.txt").string() + "\" 2>\"" + (dir / "err.txt").string() +
+                              "\"";
+  const int raw = std::system(command.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = slurp(dir / "out.txt");
+  r.err = slurp(dir / "err.txt");
+  return r;
+}
+
+std::string fixture(const std::string& relative) {
+  return std::string(SYMFLOW_SHARED_DIR) + "/fixtures/tf/" + relative;
+}
+
+TEST_CASE("tools/symflow-run: --show lists a frozen TensorFlow graph's inputs and outputs") {
+  Result r = run_tool("\"" + fixture("tf1_frozen_sru_graphdef/graph.pb") + "\" --show");
+  CHECK(r.status == 0);
+  CHECK(r.out ==
+        "inputs:\n  input_4:0  float32 (?, 5, 12)\noutputs:\n  output_node0:0  float32 (?, 4)\n");
+}
+
+TEST_CASE("tools/symflow-run: a TF 2.x text GraphDef fed from .npy files gives TF's result") {
+  const std::string dir = fixture("tf2_text_graphdefs/add_1x4x4x4_f32/");
+  const fs::path out = fs::temp_directory_path() / "symflow_test_symflow_run_result.npy";
+  fs::remove(out);
+  Result r = run_tool("\"" + dir + "model.pbtxt\" --feed placeholder_0=\"" + dir +
+                      "placeholder_0.npy\" --feed placeholder_1:0=\"" + dir +
+                      "placeholder_1.npy\" --fetch Identity=\"" + out.string() + "\"");
+  REQUIRE(r.status == 0);
+  auto got = xt::load_npy<float>(out.string());
+  auto expected = xt::load_npy<float>(dir + "tf_result.npy");
+  REQUIRE(got.shape() == expected.shape());
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    worst = std::max(worst, std::abs(got.flat(i) - expected.flat(i)));
+  CHECK(worst <= 1e-6f);
+  fs::remove(out);
+}
+
+TEST_CASE("tools/symflow-run: --run, and fetches printed as NumPy prints them") {
+  const fs::path dir = fs::temp_directory_path() / "symflow_test_symflow_run_inputs";
+  fs::create_directories(dir);
+  xt::dump_npy((dir / "a.npy").string(), xt::xarray<float>{2.0f, 3.0f});
+  xt::dump_npy((dir / "b.npy").string(), xt::xarray<float>{4.0f, 5.0f});
+  const std::string model = "\"" + fixture("tf1_small_graphdefs/multiplication.pb") + "\"";
+  Result r = run_tool(model + " --feed a=\"" + (dir / "a.npy").string() + "\" --feed b=\"" +
+                      (dir / "b.npy").string() + "\" --fetch c --fetch a:0");
+  CHECK(r.status == 0);
+  CHECK(r.out == "c:0 =\n[ 8. 15.]\na:0 =\n[2. 3.]\n");
+
+  // addition.pb's `init` is a NoOp: it runs (twice) without feeds; z needs them.
+  const std::string addition = "\"" + fixture("tf1_small_graphdefs/addition.pb") + "\"";
+  r = run_tool(addition + " --run init:2");
+  CHECK(r.status == 0);
+  CHECK(r.out.empty());
+  r = run_tool(addition + " --run init --fetch z");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("placeholder tensor 'x'") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tools/symflow-run: --checkpoint lists, reads and restores TensorFlow's tensors") {
+  const std::string ckpt = "\"" + fixture("tf1_half_plus_two_ckpt/export") + "\"";
+  Result r = run_tool("--checkpoint " + ckpt + " --show --fetch Variable_1");
+  CHECK(r.status == 0);
+  CHECK(r.out == "Variable  DT_FLOAT ()\nVariable_1  DT_FLOAT ()\nVariable_1 =\n2.0\n");
+  // A string tensor is listed, and reading it says why it cannot be.
+  const std::string tf2 = "\"" + fixture("tf2_half_plus_two_savedmodel/variables/variables") + "\"";
+  r = run_tool("--checkpoint " + tf2 + " --fetch _CHECKPOINTABLE_OBJECT_GRAPH");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("DT_STRING") != std::string::npos);
+  // No variable of the model is in the checkpoint.
+  r = run_tool("\"" + fixture("tf1_small_graphdefs/addition.pb") + "\" --checkpoint " + ckpt +
+               " --run init");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("no tensor named like a variable") != std::string::npos);
+  r = run_tool("--checkpoint " + ckpt + " --run init");
+  CHECK(r.status == 2);
+}
+
+TEST_CASE("tools/symflow-run: errors name the file or node, with exit status 1 or 2") {
+  Result r = run_tool("");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("no MODEL given") != std::string::npos);
+  r = run_tool("model.pb --frobnicate");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("unknown option --frobnicate") != std::string::npos);
+  r = run_tool("model.pb --run init:0");
+  CHECK(r.status == 2);
+  r = run_tool("/nonexistent/model.pb --show");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("/nonexistent/model.pb") != std::string::npos);
+  const std::string model = "\"" + fixture("tf1_small_graphdefs/multiplication.pb") + "\"";
+  r = run_tool(model + " --fetch nope");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("'nope'") != std::string::npos);
+  r = run_tool(model + " --feed a=/nonexistent/a.npy --fetch c");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("/nonexistent/a.npy") != std::string::npos);
+}
+
+}  // namespace symflow_test_tools_symflow_run_test

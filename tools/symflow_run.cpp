@@ -1,0 +1,281 @@
+// symflow-run: runs a model file from the command line, the C++ cousin of TensorFlow's
+// `saved_model_cli run`.
+//
+//   symflow-run MODEL [--checkpoint PREFIX] [--run OP[:N]]... [--feed NAME=FILE.npy]...
+//               [--fetch NAME[=OUT.npy]]... [--show] [--write-graph OUT]
+//   symflow-run --checkpoint PREFIX [--fetch NAME[=OUT.npy]]... [--show]
+//
+// MODEL is a GraphDef: TensorFlow's binary `.pb` or text `.pbtxt`, or symflow's JSON.
+// `--checkpoint` (a prefix or a folder with a `checkpoint` file; TensorFlow's V2
+// checkpoints or symflow's) restores every variable of the graph that the checkpoint has,
+// by name, before anything runs. Without a MODEL, the fetches are the checkpoint's tensors
+// and `--show` lists them, as TensorFlow's inspect_checkpoint does.
+// NAME is a tensor ("x:0") or an op ("x", meaning its output 0). `--run OP[:N]` runs a
+// target op N times (default 1), in the order given, before the fetches. Inputs and
+// outputs are NumPy `.npy` files; a fetch without a file is printed as NumPy prints it.
+// `--show` lists the model's inputs (placeholders) and outputs (tensors nothing reads).
+// `--write-graph OUT` writes the graph as symflow holds it, in the format OUT's extension
+// names: `.pb` binary, `.json` symflow's JSON, anything else protobuf text.
+// Every error names the file or node and what was expected; the exit status is 1 on any
+// error and 2 on a usage error.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <xtensor/xnpy.hpp>
+
+#include <symflow/core/xtensor_interop.hpp>
+#include <symflow/symflow.hpp>
+
+namespace tf = symflow;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: symflow-run MODEL [--checkpoint PREFIX] [--run OP[:N]]... [--feed NAME=FILE.npy]...\n"
+    "                   [--fetch NAME[=OUT.npy]]... [--show] [--write-graph OUT]\n"
+    "       symflow-run --checkpoint PREFIX [--fetch NAME[=OUT.npy]]... [--show]\n"
+    "  MODEL  a GraphDef: TensorFlow's .pb or .pbtxt, or symflow's JSON\n"
+    "  NAME   a tensor (\"x:0\") or an op (\"x\", its output 0)\n";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string model;
+  std::vector<std::pair<std::string, int>> runs;
+  std::vector<std::pair<std::string, std::string>> feeds;
+  std::vector<std::pair<std::string, std::string>> fetches;  // file empty: print
+  bool show = false;
+  std::string write_graph;  // .pb, .pbtxt or .json
+  std::string checkpoint;
+};
+
+// "NAME=VALUE" of a flag; VALUE may be required.
+std::pair<std::string, std::string> split_assignment(const std::string& arg, const char* flag,
+                                                     bool value_required) {
+  const auto eq = arg.find('=');
+  if (eq == std::string::npos) {
+    if (value_required)
+      throw UsageError(std::string(flag) + " expects NAME=FILE.npy, got '" + arg + "'");
+    return {arg, ""};
+  }
+  if (eq == 0 || eq + 1 == arg.size())
+    throw UsageError(std::string(flag) + " expects NAME=FILE.npy, got '" + arg + "'");
+  return {arg.substr(0, eq), arg.substr(eq + 1)};
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--show") {
+      o.show = true;
+    } else if (a == "--run") {
+      const std::string v = value();
+      const auto colon = v.rfind(':');
+      int times = 1;
+      std::string op = v;
+      if (colon != std::string::npos) {
+        const std::string count = v.substr(colon + 1);
+        char* end = nullptr;
+        const long n = std::strtol(count.c_str(), &end, 10);
+        if (count.empty() || *end != '\0' || n < 1 || n > 1000000000)
+          throw UsageError("--run expects OP or OP:N with N a positive count, got '" + v + "'");
+        times = static_cast<int>(n);
+        op = v.substr(0, colon);
+      }
+      o.runs.emplace_back(op, times);
+    } else if (a == "--feed") {
+      o.feeds.push_back(split_assignment(value(), "--feed", true));
+    } else if (a == "--fetch") {
+      o.fetches.push_back(split_assignment(value(), "--fetch", false));
+    } else if (a == "--checkpoint") {
+      o.checkpoint = value();
+    } else if (a == "--write-graph") {
+      o.write_graph = value();
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (a.starts_with("--")) {
+      throw UsageError("unknown option " + a);
+    } else if (o.model.empty()) {
+      o.model = a;
+    } else {
+      throw UsageError("one MODEL only, got '" + o.model + "' and '" + a + "'");
+    }
+  }
+  if (o.model.empty() && o.checkpoint.empty()) throw UsageError("no MODEL given");
+  if (o.model.empty() && (!o.runs.empty() || !o.feeds.empty() || !o.write_graph.empty()))
+    throw UsageError("--run, --feed and --write-graph need a MODEL");
+  if (!o.show && o.runs.empty() && o.fetches.empty() && o.write_graph.empty())
+    throw UsageError("nothing to do: give --show, --run, --fetch or --write-graph");
+  return o;
+}
+
+std::string tensor_name(const std::string& name) {
+  return name.find(':') == std::string::npos ? name + ":0" : name;
+}
+
+// The dtype a .npy file holds, from its header's 'descr' ('<f4', '|b1', ...).
+tf::DType npy_dtype(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw tf::NotFoundError(path + ": cannot open the .npy file");
+  char head[10];
+  in.read(head, sizeof head);
+  if (in.gcount() != 10 || std::memcmp(head, "\x93NUMPY", 6) != 0)
+    throw tf::DataLossError(path + ": not a NumPy .npy file (no \\x93NUMPY magic)");
+  std::string header(4096, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(header.size()));
+  header.resize(static_cast<std::size_t>(in.gcount()));
+  const auto key = header.find("'descr'");
+  const auto open = key == std::string::npos ? key : header.find('\'', key + 7);
+  const auto close = open == std::string::npos ? open : header.find('\'', open + 1);
+  if (close == std::string::npos)
+    throw tf::DataLossError(path + ": the .npy header has no 'descr'");
+  const std::string descr = header.substr(open + 1, close - open - 1);
+  if (descr == "<f4") return tf::float32;
+  if (descr == "<f8") return tf::float64;
+  if (descr == "<i4") return tf::int32;
+  if (descr == "<i8") return tf::int64;
+  if (descr == "|u1") return tf::uint8;
+  if (descr == "|b1") return tf::bool_;
+  throw tf::InvalidArgumentError(path + ": element type '" + descr +
+                                 "' is not one symflow has: expected <f4, <f8, <i4, <i8, |u1 or "
+                                 "|b1 (little-endian)");
+}
+
+tf::Value load_npy(const std::string& path) {
+  return tf::visit_dtype(npy_dtype(path), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return tf::from_xarray(xt::load_npy<T>(path));
+  });
+}
+
+void save_npy(const std::string& path, const tf::Value& v) {
+  tf::visit_dtype(v.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    xt::dump_npy(path, tf::to_xarray<T>(v));
+  });
+  std::ifstream check(path, std::ios::binary);
+  if (!check) throw tf::FailedPreconditionError(path + ": could not write the .npy file");
+}
+
+std::string describe(const tf::Output& t) {
+  return t.name() + "  " + std::string(tf::dtype_name(t.dtype())) + " " +
+         t.shape().to_string();
+}
+
+void show(const tf::Graph& g, std::ostream& os) {
+  std::set<std::string> read;
+  for (const tf::Operation& op : g.get_operations())
+    for (const tf::Output& in : op.inputs()) read.insert(in.name());
+  os << "inputs:\n";
+  for (const tf::Operation& op : g.get_operations())
+    if (op.type() == "Placeholder" || op.type() == "PlaceholderWithDefault")
+      os << "  " << describe(op.output(0)) << "\n";
+  os << "outputs:\n";
+  for (const tf::Operation& op : g.get_operations())
+    for (const tf::Output& out : op.outputs())
+      if (!read.count(out.name())) os << "  " << describe(out) << "\n";
+}
+
+void print_or_save(const std::string& name, const std::string& file, const tf::Value& value) {
+  if (file.empty())
+    std::cout << name << " =\n" << value << "\n";
+  else
+    save_npy(file, value);
+}
+
+// A checkpoint alone: list its tensors, or fetch them.
+int inspect_checkpoint(const Options& o) {
+  const tf::train::CheckpointReader reader = tf::train::load_checkpoint(o.checkpoint);
+  if (o.show) {
+    const auto dtypes = reader.get_variable_to_tf_dtype_map();
+    for (const auto& [name, dims] : reader.get_variable_to_shape_map())
+      std::cout << name << "  " << dtypes.at(name) << " " << tf::Shape(dims).to_string() << "\n";
+  }
+  for (const auto& [name, file] : o.fetches) print_or_save(name, file, reader.get_tensor(name));
+  return 0;
+}
+
+// Restores every variable of `g` that the checkpoint holds, by its op's name.
+void restore(const tf::Graph& g, tf::Session& sess, const std::string& checkpoint) {
+  const tf::train::CheckpointReader reader = tf::train::load_checkpoint(checkpoint);
+  std::vector<tf::Variable> variables;
+  for (const tf::Operation& op : g.get_operations())
+    if ((op.type() == "VariableV2" || op.type() == "Variable") && reader.has_tensor(op.name()))
+      variables.push_back(tf::Variable::from_op(op));
+  if (variables.empty())
+    throw tf::NotFoundError(checkpoint + ": the checkpoint has no tensor named like a variable "
+                            "of the model");
+  tf::train::Saver(variables).restore(sess, reader.prefix());
+}
+
+int run(const Options& o) {
+  if (o.model.empty()) return inspect_checkpoint(o);
+  tf::Graph g;
+  tf::import_graph_def(tf::read_graph(o.model), {.name = ""}, g);
+  if (o.show) show(g, std::cout);
+  if (!o.write_graph.empty()) {
+    const std::filesystem::path out(o.write_graph);
+    const std::string ext = out.extension().string();
+    const tf::GraphFormat format = ext == ".pb"     ? tf::GraphFormat::binary
+                                   : ext == ".json" ? tf::GraphFormat::json
+                                                    : tf::GraphFormat::text;
+    const std::string dir = out.parent_path().empty() ? "." : out.parent_path().string();
+    tf::write_graph(g.as_graph_def(), dir, out.filename().string(), format);
+  }
+
+  tf::FeedDict feeds;
+  for (const auto& [name, file] : o.feeds) {
+    const std::string tensor = tensor_name(name);
+    (void)g.get_tensor_by_name(tensor);  // an unknown name fails before any file is read
+    feeds.emplace_back(tensor, load_npy(file));
+  }
+  tf::Session sess(g);
+  if (!o.checkpoint.empty()) restore(g, sess, o.checkpoint);
+  for (const auto& [op, times] : o.runs) {
+    const tf::Operation target = g.get_operation_by_name(op);
+    for (int i = 0; i < times; ++i) sess.run(target, feeds);
+  }
+  if (o.fetches.empty()) return 0;
+  std::vector<tf::Output> fetches;
+  std::vector<tf::Fetch> targets;
+  for (const auto& [name, file] : o.fetches) {
+    fetches.push_back(g.get_tensor_by_name(tensor_name(name)));
+    targets.emplace_back(fetches.back());
+  }
+  const std::vector<tf::Value> values = sess.run(targets, feeds);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    print_or_save(fetches[i].name(), o.fetches[i].second, values[i]);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse(argc, argv));
+  } catch (const UsageError& e) {
+    std::cerr << "symflow-run: " << e.what() << "\n" << kUsage;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "symflow-run: " << e.what() << "\n";
+    return 1;
+  }
+}
