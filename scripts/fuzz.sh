@@ -12,7 +12,16 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 JOBS=${JOBS:-$(nproc)}
 SHARED=${SYMFLOW_SHARED_DIR:-../shared}
 
-command -v clang++ >/dev/null || { echo "fuzz: clang++ not found (apt-get install clang)" >&2; exit 1; }
+# clang with libFuzzer's runtime: Debian's clang and libclang-rt-dev (clang 14 on Debian 12).
+if ! command -v clang++ >/dev/null || ! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null |
+    grep -q "install ok installed"; then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "fuzz: needs clang and libclang-rt-14-dev (sudo apt-get install clang libclang-rt-14-dev)" >&2
+    exit 1
+  fi
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends clang libclang-rt-14-dev
+fi
 
 cmake -S . -B "$FUZZ_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DSYMFLOW_FUZZ=ON -DSYMFLOW_BUILD_EXAMPLES=OFF \
