@@ -65,13 +65,23 @@ inline constexpr auto kAllKernels = detail::join_kernels(
     kStateKernels, kArrayKernels, kElementwiseKernels, kReduceKernels, kMatMulKernels, kNnKernels,
     kConvKernels, kTrainingKernels, kRandomKernels);
 
+// Checked by the compiler, or, where it cannot compare addresses in a constant expression
+// (g++ with -fsanitize=undefined), when a backend is made.
+#if !defined(SYMFLOW_NO_CONSTEXPR_ADDRESS_CHECKS)
 static_assert(detail::fused_ops_covered(kAllKernels),
               "each op of fused.cuh's list needs exactly one kernel entry with its "
               "elementwise_of<...>(), and no other entry may have one");
+#endif
 
 class ThrustBackend final : public Backend {
  public:
   ThrustBackend() {
+#if defined(SYMFLOW_NO_CONSTEXPR_ADDRESS_CHECKS)
+    if (!detail::fused_ops_covered(kAllKernels))
+      throw InternalError(
+          "each op of fused.cuh's list needs exactly one Thrust kernel entry "
+          "with its elementwise_of<...>(), and no other entry may have one");
+#endif
     for (const KernelEntry& e : kAllKernels) {
       if (!e.op || !e.fn) throw InternalError("Thrust kernel entry without an op or a kernel");
       if (!by_def_.emplace(e.op, &e).second)
