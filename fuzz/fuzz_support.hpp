@@ -40,9 +40,9 @@ inline void require(bool ok, const char* what) {
 #define SYMFLOW_FUZZ_TARGET(name) \
   extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 #else
-#define SYMFLOW_FUZZ_TARGET(name)                                                       \
-  static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size);           \
-  [[maybe_unused]] static const bool symflow_fuzz_registered_##name =                   \
-      symflow::fuzz::register_target(#name, symflow_fuzz_##name);                       \
+#define SYMFLOW_FUZZ_TARGET(name)                                             \
+  static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size); \
+  [[maybe_unused]] static const bool symflow_fuzz_registered_##name =         \
+      symflow::fuzz::register_target(#name, symflow_fuzz_##name);             \
   static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size)
 #endif

@@ -176,8 +176,7 @@ void save_npy(const std::string& path, const tf::Value& v) {
 }
 
 std::string describe(const tf::Output& t) {
-  return t.name() + "  " + std::string(tf::dtype_name(t.dtype())) + " " +
-         t.shape().to_string();
+  return t.name() + "  " + std::string(tf::dtype_name(t.dtype())) + " " + t.shape().to_string();
 }
 
 void show(const tf::Graph& g, std::ostream& os) {
@@ -221,7 +220,8 @@ void restore(const tf::Graph& g, tf::Session& sess, const std::string& checkpoin
     if ((op.type() == "VariableV2" || op.type() == "Variable") && reader.has_tensor(op.name()))
       variables.push_back(tf::Variable::from_op(op));
   if (variables.empty())
-    throw tf::NotFoundError(checkpoint + ": the checkpoint has no tensor named like a variable "
+    throw tf::NotFoundError(checkpoint +
+                            ": the checkpoint has no tensor named like a variable "
                             "of the model");
   tf::train::Saver(variables).restore(sess, reader.prefix());
 }
