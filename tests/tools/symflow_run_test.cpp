@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include <xtensor/xnpy.hpp>
 
 #include <symflow/symflow.hpp>
@@ -31,9 +33,11 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// Runs symflow-run with `args`, capturing its exit status, stdout and stderr.
+// Runs symflow-run with `args`, capturing its exit status, stdout and stderr. ctest runs
+// the cases as parallel processes, so each process captures into a folder of its own.
 Result run_tool(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / "symflow_test_symflow_run";
+  const fs::path dir =
+      fs::temp_directory_path() / ("symflow_test_symflow_run_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string command = std::string("\"") + SYMFLOW_RUN_PATH + "\" " + args + " >\"" +
                               (dir / "out.txt").string() + "\" 2>\"" + (dir / "err.txt").string() +
@@ -43,6 +47,7 @@ Result run_tool(const std::string& args) {
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   r.out = slurp(dir / "out.txt");
   r.err = slurp(dir / "err.txt");
+  fs::remove_all(dir);
   return r;
 }
 
