@@ -55,6 +55,10 @@ class KernelContext {
                                  node_name_);
     return *session_.ref_inputs[i];
   }
+  // Whether reference input i holds a variable (a dead input of RefMerge does not).
+  bool has_ref_input(std::size_t i) const {
+    return i < session_.ref_inputs.size() && session_.ref_inputs[i] != nullptr;
+  }
   // Output `output` is the variable of reference input `input` (Assign's output).
   void forward_ref(std::size_t input, std::size_t output) {
     ref_input(input);

@@ -90,6 +90,7 @@ class Run {
   // Runs every step; rethrows the first step's error.
   void go() {
     session_.reserve_nodes(plan_.num_nodes);  // the Session did it already, under its lock
+    if (plan_.dead_tensors) scratch_.start_dead_flags();
     if (threaded_) {
       run_on_threads();
     } else {
@@ -158,6 +159,9 @@ class Run {
           return;
         }
         break;
+      case PlanStep::Kind::guarded:
+        if (meets_dead(s, step)) return die(s, step);
+        break;
       case PlanStep::Kind::kernel:
         break;
     }
@@ -171,6 +175,11 @@ class Run {
       }
     }
     run_kernel_step(s, step, buf);
+    // A Merge whose inputs were all dead is dead itself, for the ops it orders (a Switch
+    // that ran is not, whichever side it left dead).
+    if (s.kind == PlanStep::Kind::guarded && plan_.nodes[step].def->reads_dead &&
+        slots_.dead[s.first_output])
+      scratch_.dead_steps[step] = 1;
   }
 
   // Gathers the step's inputs into its arguments and calls its kernel.
@@ -184,6 +193,10 @@ class Run {
         case InputMode::constant:
           continue;
         case InputMode::reference:
+          if (!slots_.refs[slot] && plan_.dead_tensors && slots_.dead[slot]) {
+            buf.ref_inputs[i].reset();  // RefMerge's dead input; others never see one
+            continue;
+          }
           if (!slots_.refs[slot])
             throw InvalidArgumentError("Input " + std::to_string(i) + " of " +
                                            plan_.nodes[step].name + " must be a variable reference",
@@ -256,9 +269,11 @@ class Run {
       if (ref_outputs[i]) {
         if (!outputs[i].is_none()) release(outputs[i]);  // the reference is the output
       } else if (outputs[i].is_none()) {
-        throw InternalError(
-            "Kernel of " + std::string(node.def->type) + " produced no output " + std::to_string(i),
-            node.name);
+        if (!node.def->dead_outputs)
+          throw InternalError("Kernel of " + std::string(node.def->type) + " produced no output " +
+                                  std::to_string(i),
+                              node.name);
+        slots_.dead[s.first_output + i] = 1;  // Switch's untaken side; Merge of dead inputs
       }
     }
     const InputMode* modes = plan_.input_modes.data() + s.first_input;
@@ -266,6 +281,23 @@ class Run {
       if (modes[i] != InputMode::constant && !args[i].is_none()) release(args[i]);
     if (s.takes_refs)
       for (std::uint32_t i = 0; i < s.num_inputs; ++i) buf.ref_inputs[i].reset();
+  }
+
+  // ---- dead tensors (runtime/deadness.hpp) ------------------------------------------
+  // Whether a guarded step finds a dead input or control input. A Merge runs anyway.
+  bool meets_dead(const PlanStep& s, std::size_t step) const {
+    if (plan_.nodes[step].def->reads_dead) return false;
+    for (std::uint32_t k = s.first_input; k < s.first_input + s.num_inputs; ++k)
+      if (slots_.dead[plan_.input_slots[k]]) return true;
+    for (std::uint32_t c = s.first_control; c < s.first_control + s.num_controls; ++c)
+      if (scratch_.dead_steps[plan_.control_steps[c]]) return true;
+    return false;
+  }
+  // The step does not run: it and its outputs are dead; its inputs are let go as if read.
+  void die(const PlanStep& s, std::size_t step) {
+    scratch_.dead_steps[step] = 1;
+    for (std::uint32_t i = 0; i < s.num_outputs; ++i) slots_.dead[s.first_output + i] = 1;
+    inputs_read(s);
   }
 
   // ---- fused clusters ----------------------------------------------------------------
@@ -324,6 +356,9 @@ class Run {
     const std::int64_t s = plan_.fetch_slots[f];
     if (s < 0) return;
     const auto slot = static_cast<std::size_t>(s);
+    if (plan_.dead_tensors && slots_.dead[slot])
+      throw InvalidArgumentError("Retval[" + std::to_string(f) + "] does not have value",
+                                 plan_.fetch_names[f]);
     if (plan_.fetch_moves[f])
       slots_.take(slot, plan_.fetch_names[f], v);
     else

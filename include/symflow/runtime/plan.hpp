@@ -24,6 +24,7 @@
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/runtime/deadness.hpp"
 #include "symflow/runtime/fusion.hpp"
 #include "symflow/runtime/schedule.hpp"
 
@@ -53,6 +54,8 @@ struct PlanStep {
                // with host memory, without a kernel call; elsewhere it runs its kernel
     skip,      // a Const on host memory whose every reader has its value already
     fused,     // a member of a fused cluster (runtime/fused_step.hpp)
+    guarded,   // may find an input or a control input dead (runtime/deadness.hpp): checks
+               // first, and is dead itself instead of running when it does
   };
   Kind kind = Kind::kernel;
   bool stateful = false;      // runs under its node state's lock, with that state
@@ -63,6 +66,9 @@ struct PlanStep {
   std::uint32_t first_input = 0, num_inputs = 0;    // into input_slots and input_modes
   std::uint32_t first_output = 0, num_outputs = 0;  // slots first_output, first_output + 1, ...
   std::int32_t cluster = -1, member = -1;           // for Kind::fused
+  // For Kind::guarded: its control inputs' steps, Plan::control_steps[first_control ..
+  // first_control + num_controls).
+  std::uint32_t first_control = 0, num_controls = 0;
   // A run in plan order empties slots Plan::drop_slots[first_drop .. first_drop +
   // num_drops) after this step: the ones it read last that may still hold something.
   std::uint32_t first_drop = 0, num_drops = 0;
@@ -90,6 +96,10 @@ struct Plan {
   std::vector<std::optional<TensorRef>> fetches;  // nullopt for an operation fetch
   // Clusters of elementwise steps that run as one fused kernel (none without a kernel).
   Fusion fusion;
+  // Whether a tensor of a run may be dead (the plan has a Switch): the run then keeps
+  // a dead flag by slot and by step, and the guarded steps' control inputs are here.
+  bool dead_tensors = false;
+  std::vector<std::uint32_t> control_steps;
   // The device (an index into the session's devices) of each step; empty: all on 0.
   std::vector<std::uint8_t> device_of_step;
   // For each step that is a Const, its value (sharing the attr's buffer), else none: on
@@ -152,7 +162,8 @@ namespace detail {
 // without backends); `step_of_slot`: the step that writes each slot, -1 for a feed.
 inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& devices,
                           const std::vector<KernelFn>& kernel_of_step,
-                          const std::vector<std::int64_t>& step_of_slot) {
+                          const std::vector<std::int64_t>& step_of_slot,
+                          const std::vector<bool>& guarded) {
   const std::size_t steps = plan.order.size();
   // Whether each step's device reads host memory; unknown (false) without backends.
   auto host_step = [&](std::size_t step) {
@@ -174,7 +185,16 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
     s.first_output = plan.output_slot[step];
     s.num_outputs = static_cast<std::uint32_t>(n.outputs.size());
     s.kernel = kernel_of_step[step];
-    if (!plan.fusion.cluster_of_step.empty() && plan.fusion.cluster_of_step[step] >= 0) {
+    if (!guarded.empty() && guarded[step]) {
+      s.kind = PlanStep::Kind::guarded;
+      s.first_control = static_cast<std::uint32_t>(plan.control_steps.size());
+      for (NodeId c : n.control_inputs) {
+        const auto it = std::lower_bound(plan.order.begin(), plan.order.end(), c);
+        if (it != plan.order.end() && *it == c)
+          plan.control_steps.push_back(static_cast<std::uint32_t>(it - plan.order.begin()));
+      }
+      s.num_controls = static_cast<std::uint32_t>(plan.control_steps.size()) - s.first_control;
+    } else if (!plan.fusion.cluster_of_step.empty() && plan.fusion.cluster_of_step[step] >= 0) {
       s.kind = PlanStep::Kind::fused;
       s.cluster = plan.fusion.cluster_of_step[step];
       s.member = plan.fusion.member_of_step[step];
@@ -351,6 +371,11 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   for (std::uint32_t i = 0; i < needed.size(); ++i)
     if (needed[i]) plan.order.push_back(NodeId{i});
 
+  // Steps that may meet a dead tensor check first, and never fuse.
+  std::vector<bool> guarded;
+  plan.dead_tensors = has_dead_outputs(g, plan.order);
+  if (plan.dead_tensors) guarded = steps_that_may_meet_dead(g, plan.order, fed);
+
   if (devices.place) plan.device_of_step = devices.place(plan.order);
   auto device_of = [&](std::size_t step) -> std::size_t {
     return plan.device_of_step.empty() ? 0 : plan.device_of_step[step];
@@ -363,7 +388,8 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
     const std::size_t device = device_of(step);
     if (!n.def || device >= devices.backends.size()) continue;
     kernel_of_step[step] = devices.backends[device]->kernel(*n.def);
-    elementwise_of_step[step] = devices.backends[device]->elementwise(*n.def);
+    if (guarded.empty() || !guarded[step])
+      elementwise_of_step[step] = devices.backends[device]->elementwise(*n.def);
   }
   plan.fusion = find_clusters(g, plan.order, fetches, targets, feeds, devices.fused_kernels,
                               plan.device_of_step, elementwise_of_step);
@@ -405,7 +431,7 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   plan.schedule =
       make_schedule(g, plan.order, plan.fusion, plan.output_slot, plan.input_begin,
                     plan.input_slots, plan.fetch_slots, plan.feed_slots, plan.num_slots);
-  resolve_steps(plan, g, devices, kernel_of_step, step_of_slot);
+  resolve_steps(plan, g, devices, kernel_of_step, step_of_slot, guarded);
   return plan;
 }
 

@@ -67,6 +67,13 @@ struct RunScratch {
   std::vector<StepBuffers> threads;  // [0]: the calling thread's
   std::vector<ClusterRun> cluster_runs;
   StepQueue queue;
+  std::vector<std::uint8_t> dead_steps;  // by step, for a plan with dead tensors
+
+  // Before a run of a plan with dead tensors: nothing is dead yet.
+  void start_dead_flags() {
+    std::fill(slots.dead.begin(), slots.dead.end(), std::uint8_t{0});
+    std::fill(dead_steps.begin(), dead_steps.end(), std::uint8_t{0});
+  }
 
   explicit RunScratch(const Plan& plan) {
     slots.resize(plan.num_slots);
@@ -83,6 +90,7 @@ struct RunScratch {
       }
     }
     size_threads(1, plan);
+    if (plan.dead_tensors) dead_steps.resize(plan.steps.size());
     cluster_runs.resize(plan.fusion.clusters.size());
     for (std::size_t k = 0; k < cluster_runs.size(); ++k)
       cluster_runs[k].size_for(plan.fusion.clusters[k]);

@@ -60,10 +60,12 @@ inline void release(Value& v) noexcept {
 struct TensorSlots {
   std::vector<Value> values;
   std::vector<std::shared_ptr<VariableSlot>> refs;
+  std::vector<std::uint8_t> dead;  // 1: the slot's tensor is dead in this run (Plan::dead_tensors)
 
   void resize(std::size_t n) {
     values.resize(n);
     refs.resize(n);
+    dead.resize(n);
   }
   // The value behind slot `s`, read by `reader` (a variable's value for a reference).
   Value read(std::size_t s, const std::string& reader) const {

@@ -91,7 +91,10 @@ inline Schedule make_schedule(const GraphState& g, const std::vector<NodeId>& or
         first_in < input_begin[step + 1] ? variable_of[input_slots[first_in]] : kNoVariable;
     for (std::size_t i = 0; i < node.outputs.size(); ++i) {
       std::uint32_t& v = variable_of[output_slot[step] + i];
-      if (i == 0 && (node.def->forwards_ref || node.def->takes_ref(0)) && input0 != kNoVariable)
+      // Output 0 of an op that passes a reference on, or any reference output of an op
+      // that takes one (RefSwitch's two sides), is the variable of input 0.
+      if ((node.def->forwards_ref || node.def->takes_ref(0)) && input0 != kNoVariable &&
+          (i == 0 || node.outputs[i].is_ref))
         v = input0;
       else if (node.outputs[i].is_ref)
         v = order[step].value;  // the variable itself

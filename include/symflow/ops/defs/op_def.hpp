@@ -56,6 +56,13 @@ struct OpDef {
   // Output 0 aliases input 0 when that is a reference (Identity: "X/read"), so its
   // consumers read the variable when they run, as TensorFlow's aliasing buffers do.
   bool forwards_ref = false;
+  // Control flow (docs/control-flow.md). The kernel may leave an output empty: that
+  // output is dead in this run (Switch's untaken side), and so is every op that reads
+  // it, up to a Merge.
+  bool dead_outputs = false;
+  // Runs while some inputs are dead (they arrive empty), and is dead only when all of
+  // them are: Merge.
+  bool reads_dead = false;
 
   constexpr bool takes_ref(std::size_t input) const {
     return input < 32 && ((ref_inputs >> input) & 1u) != 0;

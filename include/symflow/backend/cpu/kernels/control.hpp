@@ -1,9 +1,12 @@
 #pragma once
-// NoOp's CPU kernel, which does nothing, and kControlCpuKernels, the table that maps
-// kNoOp (ops/defs/control.hpp) to it.
+// The control ops' CPU kernels and kControlCpuKernels, the table that maps their
+// OpDefs (ops/defs/control.hpp) to them. Switch and Merge only pass buffers on, so the
+// Thrust backend uses them too: a predicate in device memory is read on the host.
 
 #include <array>
+#include <cstdint>
 
+#include "symflow/backend/backend.hpp"
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/ops/defs/control.hpp"
@@ -12,8 +15,56 @@ namespace symflow::detail {
 
 inline void no_op_kernel(KernelContext&) {}
 
+// Switch's predicate, read on the host.
+inline bool switch_predicate(const KernelContext& ctx) {
+  const Value& pred = ctx.input(1);
+  return pred.on_device() && ctx.backend() ? ctx.backend()->to_host(pred).scalar<bool>()
+                                           : pred.scalar<bool>();
+}
+
+// Output `pred` is the data; the other one stays empty, which the executor reads as dead.
+inline void switch_kernel(KernelContext& ctx) {
+  ctx.set_output(switch_predicate(ctx) ? 1 : 0, ctx.input(0));
+}
+// The same for a variable reference: the taken output is the variable itself.
+inline void ref_switch_kernel(KernelContext& ctx) {
+  ctx.forward_ref(0, switch_predicate(ctx) ? 1 : 0);
+}
+
+// The first input that is alive, and its index; with none alive the outputs stay empty
+// (dead). TensorFlow's Merge takes whichever arrives first; in a graph built by cond at
+// most one is alive.
+inline void merge_kernel(KernelContext& ctx) {
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (ctx.input(i).is_none()) continue;
+    ctx.set_output(0, ctx.input(i));
+    Value index(static_cast<std::int32_t>(i));
+    ctx.set_output(1, ctx.backend() && ctx.backend()->memory_space() == MemorySpace::device
+                          ? ctx.backend()->from_host(index)
+                          : std::move(index));
+    return;
+  }
+}
+
+// The same for variable references: the output is the variable of the live input.
+inline void ref_merge_kernel(KernelContext& ctx) {
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_ref_input(i)) continue;
+    ctx.forward_ref(i, 0);
+    Value index(static_cast<std::int32_t>(i));
+    ctx.set_output(1, ctx.backend() && ctx.backend()->memory_space() == MemorySpace::device
+                          ? ctx.backend()->from_host(index)
+                          : std::move(index));
+    return;
+  }
+}
+
 inline constexpr auto kControlCpuKernels = std::to_array<CpuKernel>({
     {&kNoOp, no_op_kernel},
+    {&kSwitchOp, switch_kernel},
+    {&kRefSwitchOp, ref_switch_kernel},
+    {&kMergeOp, merge_kernel},
+    {&kRefMergeOp, ref_merge_kernel},
 });
 
 }  // namespace symflow::detail
