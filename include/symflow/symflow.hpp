@@ -18,6 +18,7 @@
 #include "symflow/io/importer.hpp"
 #include "symflow/layers/batch_normalization.hpp"
 #include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/cond.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/conv_ops.hpp"

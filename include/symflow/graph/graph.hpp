@@ -105,6 +105,10 @@ class Graph {
   }
 
   void check_owns(const Output& in, const OpDef& def) const;
+  // create_op once the inputs are what the op reads in cond branch `branch` (0: none).
+  Operation create_in_context(const OpDef& def, const std::vector<Output>& inputs, AttrMap attrs,
+                              std::string_view name, const std::vector<Operation>& control_inputs,
+                              std::uint32_t branch);
   void check_same_graph(const std::shared_ptr<detail::GraphState>& g, std::string_view key) const {
     if (g != state_)
       throw ValueError("Cannot add an item of another graph to collection '" + std::string(key) +
@@ -171,6 +175,17 @@ class DefaultGraphGuard {
 };
 
 inline DefaultGraphGuard Graph::as_default() const { return DefaultGraphGuard(*this); }
+
+namespace detail {
+// Switch(data, pred) (RefSwitch for a variable reference), colocated with data's op as
+// TensorFlow's _SwitchRefOrTensor colocates it; with `lift`, built outside every cond
+// branch and control dependency (as a branch's own Switches are).
+SYMFLOW_INLINE Operation make_switch(const Graph& g, const Output& data, const Output& pred,
+                                     std::string_view name = "Switch", bool lift = true);
+// What an op built in cond branch `context` reads for `value`: the value itself, or the
+// Switch output made for it on first use (TensorFlow's CondContext.AddValue).
+SYMFLOW_INLINE TensorRef cond_add_value(const Graph& g, std::uint32_t context, TensorRef value);
+}  // namespace detail
 
 // The graph the inputs belong to (all must share one), or the default graph.
 inline Graph graph_of(const std::vector<Output>& inputs) {

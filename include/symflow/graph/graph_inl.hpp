@@ -12,6 +12,7 @@
 #include "symflow/detail/config.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/ops/defs/control.hpp"
 
 namespace symflow {
 
@@ -82,6 +83,51 @@ SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Ou
       throw ValueError("Control input " + c.name() + " must be from the same graph as op " +
                        std::string(def.type));
   }
+  // In a cond branch, tensors from outside are read through the branch's Switches.
+  const std::uint32_t context = s.current_context;
+  if (context != 0) {
+    // The Switches are named inside the op's scope ("cond/mul/Switch"), as in TensorFlow,
+    // where the op's name comes first: a name that is not a scope's is taken now.
+    std::string exact(name);
+    if (!inputs.empty() && (name.empty() || name.back() != '/')) {
+      if (!detail::is_valid_node_name(name))
+        throw ValueError("'" + std::string(name) + "' is not a valid node name");
+      exact = s.unique_name(name) + "/";
+    }
+    std::vector<Output> routed;
+    routed.reserve(inputs.size());
+    {
+      const std::string saved_stack = s.name_stack;
+      if (exact != name) s.name_stack = exact.substr(0, exact.size() - 1);
+      try {
+        for (const Output& in : inputs) {
+          const TensorRef r = detail::cond_add_value(*this, context, in.ref());
+          routed.emplace_back(Operation(state_, r.node), r.index);
+        }
+      } catch (...) {
+        s.name_stack = saved_stack;
+        throw;
+      }
+      s.name_stack = saved_stack;
+    }
+    name = exact;
+    s.current_context = 0;  // the Switches are made; build the op itself as usual
+    struct Restore {
+      detail::GraphState& s;
+      std::uint32_t context;
+      ~Restore() { s.current_context = context; }
+    } restore{s, context};
+    return create_in_context(def, routed, std::move(attrs), name, control_inputs, context);
+  }
+  return create_in_context(def, inputs, std::move(attrs), name, control_inputs, 0);
+}
+
+SYMFLOW_INLINE Operation Graph::create_in_context(const OpDef& def,
+                                                  const std::vector<Output>& inputs, AttrMap attrs,
+                                                  std::string_view name,
+                                                  const std::vector<Operation>& control_inputs,
+                                                  std::uint32_t branch) {
+  auto& s = *state_;
 
   detail::Node node;
   if (!name.empty() && name.back() == '/') {
@@ -130,8 +176,80 @@ SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Ou
     if (std::find(node.control_inputs.begin(), node.control_inputs.end(), c.id()) ==
         node.control_inputs.end())
       node.control_inputs.push_back(c.id());
-  return Operation(state_, s.add_node(std::move(node)));
+  if (branch != 0) {
+    // An op without inputs runs only when its branch is taken: after the pivot, unless a
+    // control input from inside the branch orders it already.
+    const NodeId pivot = s.cond_contexts[branch - 1].pivot.node;
+    if (inputs.empty() && std::none_of(node.control_inputs.begin(), node.control_inputs.end(),
+                                       [&](NodeId c) { return s.in_context(c, branch); }))
+      node.control_inputs.push_back(pivot);
+    node.context = branch;
+  }
+  const std::size_t num_outputs = node.outputs.size();
+  const NodeId id = s.add_node(std::move(node));
+  // Its outputs need no Switch in its branch, nor in the branches around it.
+  for (std::uint32_t c = branch; c != 0; c = s.cond_contexts[c - 1].outer)
+    for (std::size_t i = 0; i < num_outputs; ++i)
+      s.cond_contexts[c - 1].values.insert(TensorRef{id, static_cast<int>(i)});
+  return Operation(state_, id);
 }
+
+namespace detail {
+
+SYMFLOW_INLINE Operation make_switch(const Graph& g, const Output& data, const Output& pred,
+                                     std::string_view name, bool lift) {
+  GraphState& s = g.state();
+  const Node& src = s.node(data.op().id());
+  AttrValue colocation = StringList{{"loc:@" + src.name}};
+  if (auto it = src.attrs.find("_class"); it != src.attrs.end()) colocation = it->second;
+  const bool ref = src.outputs.at(static_cast<std::size_t>(data.index())).is_ref;
+  // Outside every branch and control dependency (TensorFlow's control_dependencies(None)).
+  struct Lift {
+    GraphState& s;
+    bool on;
+    std::uint32_t context;
+    Lift(GraphState& state, bool lift) : s(state), on(lift), context(state.current_context) {
+      if (!on) return;
+      ControlFrame frame;
+      frame.clears_outer = true;
+      s.control_frames.push_back(std::move(frame));
+      s.current_context = 0;
+    }
+    ~Lift() {
+      if (!on) return;
+      s.control_frames.pop_back();
+      s.current_context = context;
+    }
+  } lifted(s, lift);
+  return Graph(g).create_op(ref ? kRefSwitchOp : kSwitchOp, {data, pred},
+                            {{"T", data.dtype()}, {"_class", std::move(colocation)}}, name);
+}
+
+SYMFLOW_INLINE TensorRef cond_add_value(const Graph& g, std::uint32_t context, TensorRef value) {
+  GraphState& s = g.state();
+  auto ctx = [&]() -> CondContext& { return s.cond_contexts[context - 1]; };
+  if (ctx().values.count(value)) {
+    auto it = ctx().external_values.find(value);
+    return it == ctx().external_values.end() ? value : it->second;
+  }
+  TensorRef result = value;
+  ctx().values.insert(value);
+  if (const std::uint32_t outer = ctx().outer; outer != 0) {
+    result = cond_add_value(g, outer, value);
+    ctx().values.insert(result);
+    ctx().external_values[result] = result;
+  }
+  const Output pred(Operation(g.state_ptr(), ctx().pred.node), ctx().pred.index);
+  const Operation sw =
+      make_switch(g, Output(Operation(g.state_ptr(), result.node), result.index), pred);
+  s.node(sw.id()).context = context;
+  result = TensorRef{sw.id(), ctx().branch};
+  ctx().values.insert(result);
+  ctx().external_values[value] = result;
+  return result;
+}
+
+}  // namespace detail
 
 SYMFLOW_INLINE Operation Graph::get_operation_by_name(std::string_view name) const {
   if (name.find(':') != std::string_view::npos)

@@ -28,6 +28,20 @@ struct ControlFrame {
   bool clears_outer = false;  // control_dependencies(nullptr)
   std::vector<NodeId> control_inputs;
   std::set<std::uint32_t> created;  // ops built inside this context
+  std::uint32_t saved_context = 0;  // the cond branch control_dependencies(nullptr) left
+};
+
+// One branch of a tf.cond while it is built (TensorFlow's CondContext). An op built in
+// it that reads a tensor from outside reads it through a Switch on the predicate, made
+// once per tensor, so that it runs only when the branch is taken; an op without inputs
+// gets the pivot as a control input for the same reason. docs/control-flow.md.
+struct CondContext {
+  TensorRef pred;              // "cond/pred_id:0"
+  TensorRef pivot;             // "cond/switch_t:0" (true branch) or "cond/switch_f:0"
+  int branch = 0;              // the Switch output the branch reads: 1 for the true branch
+  std::uint32_t outer = 0;     // the enclosing branch (an index into cond_contexts, from 1)
+  std::set<TensorRef> values;  // tensors the branch reads as they are
+  std::map<TensorRef, TensorRef> external_values;  // an outside tensor -> its Switch output
 };
 
 inline bool is_valid_node_name(std::string_view name) {
@@ -62,6 +76,15 @@ class GraphState {
   std::optional<std::int64_t> seed;  // graph-level random seed
   bool finalized = false;
   std::shared_ptr<VariableScopeState> variable_scopes;  // see VariableScopeState
+  std::vector<CondContext> cond_contexts;  // every branch ever built; Node::context - 1
+  std::uint32_t current_context = 0;       // the branch being built (from 1); 0: none
+
+  // Whether node `op` was built in branch `context` or in one nested inside it.
+  bool in_context(NodeId op, std::uint32_t context) const {
+    for (std::uint32_t c = node(op).context; c != 0; c = cond_contexts[c - 1].outer)
+      if (c == context) return true;
+    return false;
+  }
 
   const Node& node(NodeId id) const { return nodes.at(id.value); }
   Node& node(NodeId id) { return nodes.at(id.value); }

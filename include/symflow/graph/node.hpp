@@ -36,6 +36,8 @@ struct Node {
   AttrMap attrs;
   std::string device;
   std::vector<TensorSpec> outputs;
+  // The cond branch the node was built in (GraphState::cond_contexts, from 1); 0: none.
+  std::uint32_t context = 0;
 };
 
 }  // namespace detail

@@ -72,12 +72,20 @@ class control_dependencies {
       : control_dependencies(dependencies_of(items)) {}
   explicit control_dependencies(std::nullptr_t)
       : control_dependencies(get_default_graph(), nullptr) {}
+  // As in TensorFlow, it also leaves the cond branch being built (variables use it).
   control_dependencies(Graph graph, std::nullptr_t) : graph_(std::move(graph)) {
     detail::ControlFrame frame;
     frame.clears_outer = true;
+    frame.saved_context = graph_.state().current_context;
+    graph_.state().current_context = 0;
     graph_.state().control_frames.push_back(std::move(frame));
   }
-  ~control_dependencies() { graph_.state().control_frames.pop_back(); }
+  ~control_dependencies() {
+    auto& s = graph_.state();
+    if (s.control_frames.back().clears_outer)
+      s.current_context = s.control_frames.back().saved_context;
+    s.control_frames.pop_back();
+  }
   control_dependencies(const control_dependencies&) = delete;
   control_dependencies& operator=(const control_dependencies&) = delete;
 

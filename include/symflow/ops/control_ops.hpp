@@ -1,9 +1,12 @@
 #pragma once
-// NoOp and group: operations that exist for their control edges. This header builds
-// them; NoOp's description is in ops/defs/control.hpp, its kernel in
-// backend/cpu/kernels/control.hpp.
+// Operations that exist for control: NoOp and group, which order others by their
+// control edges, and the two cond is built from, Switch and Merge (docs/control-flow.md).
+// Their descriptions are in ops/defs/control.hpp, their kernels in
+// backend/cpu/kernels/control.hpp; cond itself is in ops/cond.hpp.
 
+#include <algorithm>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "symflow/ops/defs/control.hpp"
@@ -21,6 +24,37 @@ inline Operation no_op(std::string_view name = {},
 // tf.group(*inputs): a NoOp ("group_deps") that runs after all of `inputs`.
 inline Operation group(const std::vector<Operation>& inputs, std::string_view name = {}) {
   return no_op(name.empty() ? "group_deps" : name, inputs);
+}
+
+// TensorFlow's control_flow_ops.switch: (output_false, output_true). The output that
+// `pred` (a bool scalar) does not name is dead in a run, and so is every op that reads
+// it, up to a Merge. A variable reference goes through RefSwitch and stays a reference.
+// (`switch` is a C++ keyword.)
+inline std::pair<Output, Output> switch_(const Output& data, const Output& pred,
+                                         std::string_view name = {}) {
+  Graph g = graph_of({data, pred});
+  Operation op = g.create_op(data.is_ref() ? detail::kRefSwitchOp : detail::kSwitchOp, {data, pred},
+                             {{"T", data.dtype()}}, name.empty() ? "Switch" : name);
+  return {op.output(0), op.output(1)};
+}
+
+// TensorFlow's control_flow_ops.merge: (output, value_index), the one input that is
+// alive and its index. Variable references only give RefMerge, whose output is the
+// live input's variable, colocated with it.
+inline std::pair<Output, Output> merge(const std::vector<Output>& inputs,
+                                       std::string_view name = {}) {
+  if (inputs.empty()) throw ValueError("merge needs at least one input");
+  Graph g = graph_of(inputs);
+  const bool refs =
+      std::all_of(inputs.begin(), inputs.end(), [](const Output& in) { return in.is_ref(); });
+  AttrMap attrs{{"T", inputs.front().dtype()}, {"N", static_cast<std::int64_t>(inputs.size())}};
+  if (refs)
+    if (auto it = inputs.front().op().attrs().find("_class");
+        it != inputs.front().op().attrs().end())
+      attrs.emplace("_class", it->second);
+  Operation op = g.create_op(refs ? detail::kRefMergeOp : detail::kMergeOp, inputs,
+                             std::move(attrs), name.empty() ? "Merge" : name);
+  return {op.output(0), op.output(1)};
 }
 
 }  // namespace symflow

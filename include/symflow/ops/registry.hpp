@@ -12,7 +12,7 @@
 
 #include "symflow/ops/array_grad.hpp"
 #include "symflow/ops/const_op.hpp"
-#include "symflow/ops/control_ops.hpp"
+#include "symflow/ops/control_grad.hpp"
 #include "symflow/ops/conv_grad.hpp"
 #include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/logic_grad.hpp"
@@ -33,7 +33,6 @@ namespace detail {
 inline constexpr auto kCoreOpEntries = std::to_array<OpEntry>({
     {&kConstOp, not_differentiable},
     {&kPlaceholderOp, not_differentiable},
-    {&kNoOp, not_differentiable},
     {&kVariableV2Op, nullptr},
     {&kAssignOp, nullptr},
     {&kAssignAddOp, nullptr},
@@ -63,11 +62,11 @@ consteval auto join_entries(const std::array<OpEntry, N>&... parts) {
 
 // Every registered op. The size is deduced, and the static_assert below checks the
 // entries whenever this header compiles.
-inline constexpr auto kAllOps =
-    detail::join_entries(detail::kCoreOpEntries, detail::kArrayOpEntries, detail::kShapeOpEntries,
-                         detail::kMathOpEntries, detail::kReductionOpEntries,
-                         detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
-                         detail::kConvOpEntries, detail::kTrainingOpEntries);
+inline constexpr auto kAllOps = detail::join_entries(
+    detail::kCoreOpEntries, detail::kControlOpEntries, detail::kArrayOpEntries,
+    detail::kShapeOpEntries, detail::kMathOpEntries, detail::kReductionOpEntries,
+    detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
+    detail::kConvOpEntries, detail::kTrainingOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

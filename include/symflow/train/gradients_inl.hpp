@@ -138,14 +138,14 @@ SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
     if (entry == nullptr || entry->grad == nullptr)
       throw LookupError("No gradient defined for operation '" + op.name() +
                         "' (op type: " + op.type() + ")");
+    // Floating outputs no path reached get zeros, built (as in TensorFlow) before the
+    // op's own "<op>_grad" scope.
+    for (int k = 0; k < op.num_outputs(); ++k)
+      if (!ctx.grads[static_cast<std::size_t>(k)].valid() && is_floating(op.output(k).dtype()))
+        ctx.grads[static_cast<std::size_t>(k)] = detail::zeros_for_unreached_output(op, k);
     std::vector<Output> input_grads;
     {
       name_scope op_scope(g, op.name() + "_grad");
-      for (int k = 0; k < op.num_outputs(); ++k) {
-        Output out = op.output(k);
-        if (!ctx.grads[static_cast<std::size_t>(k)].valid() && is_floating(out.dtype()))
-          ctx.grads[static_cast<std::size_t>(k)] = zeros_like(out);
-      }
       input_grads = entry->grad(ctx);
     }
     const std::vector<Output> inputs = op.inputs();
