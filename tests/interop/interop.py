@@ -96,6 +96,26 @@ def elementwise():
             ["w:0", "m:0", "tiled:0"])
 
 
+def control_flow(seed):
+    """tf.cond, nested, with a gradient through both, as TF1 builds them (control flow
+    v1): Switch, Merge and the gradient's Switches and Merges. The predicates come from
+    x, so each seed takes other branches."""
+    def build():
+        rng = np.random.RandomState(seed)
+        x = tf.placeholder(tf.float32, [3, 4], name="x")
+        total = tf.reduce_sum(x)
+        y = tf.cond(total > 0.0, lambda: tf.nn.relu(x) * 2.0, lambda: x - 1.0, name="pos")
+        z = tf.cond(total < 0.0, lambda: tf.square(x),
+                    lambda: tf.cond(tf.reduce_max(x) > 1.0, lambda: x * 3.0,
+                                    lambda: tf.tanh(x)), name="neg")
+        grad = tf.gradients(y * z, x)[0]
+        tf.identity(y + z, name="out")
+        tf.identity(grad, name="grad")
+        values = rng.randn(3, 4).astype(np.float32)
+        return {"x:0": values}, ["out:0", "grad:0"]
+    return build
+
+
 def strip_default_attrs(graph_def):
     """The GraphDef as export_meta_graph(strip_default_attrs=True) writes it."""
     m = meta_graph_pb2.MetaGraphDef()
@@ -181,7 +201,8 @@ def check_checkpoints(folder):
 
 def main():
     os.makedirs(WORK, exist_ok=True)
-    for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise)]:
+    for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise),
+                        ("cond_a", control_flow(5)), ("cond_b", control_flow(11))]:
         folder = os.path.join(WORK, name)
         os.makedirs(folder, exist_ok=True)
         graph_def, feeds, fetches, want = frozen(build)
