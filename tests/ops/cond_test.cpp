@@ -253,4 +253,28 @@ TEST_CASE("ops/cond: a bad predicate or branches that disagree are TensorFlow's 
   }
 }
 
+TEST_CASE("ops/case_: the first predicate that holds picks the action, as TensorFlow nests it") {
+  // TF: tf.case([(x < 0, lambda: x * 2), (x < 5, lambda: x + 1)], default=lambda: x - 3)
+  // is case/cond/Merge:0; x = -1, 2, 7 -> -2, 3, 4.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  tf::Output r =
+      tf::case_({{x < 0.0f, [&] { return x * 2.0f; }}, {x < 5.0f, [&] { return x + 1.0f; }}},
+                [&] { return x - 3.0f; });
+  CHECK(r.name() == "case/cond/Merge:0");
+  const std::set<std::string> nodes = nodes_of(g, "case/");
+  CHECK(nodes.count("case/cond/Switch Switch Less, Less"));
+  CHECK(nodes.count("case/cond/cond/Switch/Switch Switch Less_1, case/cond/pred_id"));
+  CHECK(nodes.count(
+      "case/cond/cond/sub/Switch Switch case/cond/cond/add/Switch, case/cond/cond/pred_id"));
+  CHECK(nodes.count("case/cond/Merge Merge case/cond/cond/Merge, case/cond/mul"));
+  tf::Session s(g);
+  CHECK(run_float(s, r, {{x, tf::Value(-1.0f)}}) == -2.0f);
+  CHECK(run_float(s, r, {{x, tf::Value(2.0f)}}) == 3.0f);
+  CHECK(run_float(s, r, {{x, tf::Value(7.0f)}}) == 4.0f);
+  CHECK_THROWS_AS(tf::case_({{x, [&] { return tf::Output(x); }}}, [&] { return tf::Output(x); }),
+                  tf::TypeError);
+}
+
 }  // namespace symflow_test_ops_cond_test

@@ -289,4 +289,35 @@ auto cond(const Output& pred, TrueFn&& true_fn, FalseFn&& false_fn, std::string_
   return detail::CondShape<RT>::unflatten(merged, at);
 }
 
+// tf.case(pred_fn_pairs, default): the action of the first predicate that holds, else
+// `default_fn`'s; built as TensorFlow builds it, nested conds under "case/"
+// (case/cond, case/cond/cond, ...), so that predicates are tested in order and only one
+// action runs. Every action returns what `default_fn` returns. (`case` is a C++ keyword;
+// TensorFlow's exclusive=True and a missing default are not supported.)
+template <class DefaultFn>
+auto case_(const std::vector<std::pair<Output, std::function<std::invoke_result_t<DefaultFn&>()>>>&
+               pred_fn_pairs,
+           DefaultFn&& default_fn, std::string_view name = {}) {
+  using R = std::invoke_result_t<DefaultFn&>;
+  static_assert(std::is_same_v<typename detail::CondShape<R>::result, R>,
+                "case_: the actions return tensors (Output, Tensor<T>), or a vector, pair or "
+                "tuple of Outputs");
+  std::vector<Output> preds;
+  for (const auto& [pred, fn] : pred_fn_pairs) {
+    if (!pred.valid()) throw ValueError("case: a predicate is an empty tensor handle");
+    if (pred.dtype() != DType::bool_)
+      throw TypeError("case: pred must be a bool tensor, got " +
+                      std::string(dtype_name(pred.dtype())) + " for " + pred.name());
+    if (!fn) throw TypeError("case: the action for " + pred.name() + " is not callable");
+    preds.push_back(pred);
+  }
+  name_scope scope(name, "case", preds);
+  std::function<R()> chain = default_fn;
+  // Nested from the last pair in, so that the first predicate is the outermost cond.
+  for (std::size_t i = pred_fn_pairs.size(); i-- > 0;)
+    chain = [pred = pred_fn_pairs[i].first, action = pred_fn_pairs[i].second,
+             otherwise = std::move(chain)] { return cond(pred, action, otherwise); };
+  return chain();
+}
+
 }  // namespace symflow
