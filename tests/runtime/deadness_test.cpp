@@ -76,15 +76,17 @@ TEST_CASE("runtime/deadness: a Merge it cannot prove alive keeps the ops after i
   } catch (const tf::InvalidArgumentError& e) {
     CHECK(std::string(e.what()).find("Retval[0] does not have value") != std::string::npos);
   }
-  // A dead op is dead for the ops it orders by a control edge too.
-  tf::Operation late;
+  // A dead op is dead for the ops it orders by a control edge too: `late` reads only x,
+  // which is fed, and is dead exactly when `after` is.
+  tf::Output late;
   {
     tf::control_dependencies deps({after.op()});
-    late = tf::no_op("late");
+    late = tf::identity(x, "late");
   }
-  CHECK(s.run(std::vector<tf::Fetch>{late},
-              {{x, tf::Value(3.0f)}, {p, tf::Value(false)}, {q, tf::Value(false)}})
-            .size() == 1);
+  CHECK(s.run(late, {{x, tf::Value(3.0f)}, {p, tf::Value(false)}, {q, tf::Value(true)}})
+            .scalar<float>() == 3.0f);
+  CHECK_THROWS_AS(s.run(late, {{x, tf::Value(3.0f)}, {p, tf::Value(false)}, {q, tf::Value(false)}}),
+                  tf::InvalidArgumentError);
 }
 
 TEST_CASE("runtime/deadness: a Switch that ran is alive for its control edges") {
