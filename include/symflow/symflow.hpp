@@ -34,6 +34,7 @@
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
 #include "symflow/ops/transform_ops.hpp"
+#include "symflow/ops/while_loop.hpp"
 #include "symflow/runtime/report_uninitialized.hpp"
 #include "symflow/runtime/session.hpp"
 #include "symflow/train/checkpoint_utils.hpp"

@@ -116,6 +116,39 @@ def control_flow(seed):
     return build
 
 
+def while_loops(seed):
+    """tf.while_loop as TF1 builds it (control flow v1): an RNN-like loop reading a
+    variable (frozen to a constant), a loop inside a loop with a cond inside it, and
+    maximum_iterations. The iteration count is fed."""
+    def build():
+        rng = np.random.RandomState(seed)
+        x = tf.placeholder(tf.float32, [3, 4], name="x")
+        n = tf.placeholder(tf.int32, [], name="n")
+        w = tf.get_variable("w", [4, 4],
+                            initializer=tf.random_normal_initializer(stddev=0.5, seed=seed))
+        _, h = tf.while_loop(lambda i, h: i < n,
+                             lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + x)),
+                             [tf.constant(0), tf.zeros([3, 4])], name="rnn")
+
+        def outer(i, acc):
+            _, inner = tf.while_loop(
+                lambda j, a: j < i,
+                lambda j, a: (j + 1, a + tf.reduce_mean(x) * tf.cast(j, tf.float32)),
+                [tf.constant(0), acc], name="inner")
+            return i + 1, tf.cond(inner > 0.0, lambda: inner * 0.5, lambda: inner - 1.0)
+
+        _, acc = tf.while_loop(lambda i, a: i < n, outer, [tf.constant(0), tf.constant(0.0)],
+                               name="outer")
+        capped = tf.while_loop(lambda v: tf.reduce_sum(v) < 1e9, lambda v: v * 1.5 + 0.1,
+                               [tf.abs(x)], maximum_iterations=n, name="capped")
+        tf.identity(h, name="h")
+        tf.identity(acc, name="acc")
+        tf.identity(capped, name="capped_out")
+        feeds = {"x:0": rng.randn(3, 4).astype(np.float32), "n:0": np.int32(seed % 5 + 2)}
+        return feeds, ["h:0", "acc:0", "capped_out:0"]
+    return build
+
+
 def strip_default_attrs(graph_def):
     """The GraphDef as export_meta_graph(strip_default_attrs=True) writes it."""
     m = meta_graph_pb2.MetaGraphDef()
@@ -202,7 +235,8 @@ def check_checkpoints(folder):
 def main():
     os.makedirs(WORK, exist_ok=True)
     for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise),
-                        ("cond_a", control_flow(5)), ("cond_b", control_flow(11))]:
+                        ("cond_a", control_flow(5)), ("cond_b", control_flow(11)),
+                        ("while_a", while_loops(3)), ("while_b", while_loops(7))]:
         folder = os.path.join(WORK, name)
         os.makedirs(folder, exist_ok=True)
         graph_def, feeds, fetches, want = frozen(build)

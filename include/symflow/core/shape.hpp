@@ -160,4 +160,18 @@ inline std::optional<Dims> broadcast_dims(const Dims& x, const Dims& y) {
   return out;
 }
 
+namespace detail {
+// A static shape as Python prints a TensorShape: "(2, 3)", "(3,)", "(None, 3)".
+inline std::string python_shape(const Shape& s) {
+  if (!s.has_rank()) return "<unknown>";
+  std::string out = "(";
+  const Dims& d = s.dims();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) out += ", ";
+    out += d[i] < 0 ? "None" : std::to_string(d[i]);
+  }
+  return out + (d.size() == 1 ? ",)" : ")");
+}
+}  // namespace detail
+
 }  // namespace symflow

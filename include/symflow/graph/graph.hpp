@@ -105,7 +105,7 @@ class Graph {
   }
 
   void check_owns(const Output& in, const OpDef& def) const;
-  // create_op once the inputs are what the op reads in cond branch `branch` (0: none).
+  // create_op once the inputs are what the op reads in context `branch` (0: none).
   Operation create_in_context(const OpDef& def, const std::vector<Output>& inputs, AttrMap attrs,
                               std::string_view name, const std::vector<Operation>& control_inputs,
                               std::uint32_t branch);
@@ -182,9 +182,16 @@ namespace detail {
 // branch and control dependency (as a branch's own Switches are).
 SYMFLOW_INLINE Operation make_switch(const Graph& g, const Output& data, const Output& pred,
                                      std::string_view name = "Switch", bool lift = true);
-// What an op built in cond branch `context` reads for `value`: the value itself, or the
-// Switch output made for it on first use (TensorFlow's CondContext.AddValue).
-SYMFLOW_INLINE TensorRef cond_add_value(const Graph& g, std::uint32_t context, TensorRef value);
+// Enter(data) into loop context `loop`'s frame (RefEnter for a variable reference, with
+// `use_ref`), built outside every context and control dependency but those TensorFlow
+// keeps on an Enter; named "Enter" or "RefEnter" without a name.
+SYMFLOW_INLINE Operation make_enter(const Graph& g, const Output& data, std::uint32_t loop,
+                                    bool is_constant, std::string_view name = {},
+                                    bool use_ref = true);
+// What an op built in context `context` reads for `value`: the value itself, or what
+// was made for it on first use, a Switch output in a cond branch or a constant Enter in
+// a loop (TensorFlow's ControlFlowContext.AddValue).
+SYMFLOW_INLINE TensorRef context_add_value(const Graph& g, std::uint32_t context, TensorRef value);
 }  // namespace detail
 
 // The graph the inputs belong to (all must share one), or the default graph.

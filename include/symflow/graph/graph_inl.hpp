@@ -83,11 +83,12 @@ SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Ou
       throw ValueError("Control input " + c.name() + " must be from the same graph as op " +
                        std::string(def.type));
   }
-  // In a cond branch, tensors from outside are read through the branch's Switches.
+  // In a cond branch, tensors from outside are read through the branch's Switches; in a
+  // loop, through its constant Enters.
   const std::uint32_t context = s.current_context;
   if (context != 0) {
-    // The Switches are named inside the op's scope ("cond/mul/Switch"), as in TensorFlow,
-    // where the op's name comes first: a name that is not a scope's is taken now.
+    // They are named inside the op's scope ("cond/mul/Switch", "while/mul/Enter"), as in
+    // TensorFlow, where the op's name comes first: a name that is not a scope's is taken now.
     std::string exact(name);
     if (!inputs.empty() && (name.empty() || name.back() != '/')) {
       if (!detail::is_valid_node_name(name))
@@ -101,7 +102,7 @@ SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Ou
       if (exact != name) s.name_stack = exact.substr(0, exact.size() - 1);
       try {
         for (const Output& in : inputs) {
-          const TensorRef r = detail::cond_add_value(*this, context, in.ref());
+          const TensorRef r = detail::context_add_value(*this, context, in.ref());
           routed.emplace_back(Operation(state_, r.node), r.index);
         }
       } catch (...) {
@@ -111,7 +112,7 @@ SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Ou
       s.name_stack = saved_stack;
     }
     name = exact;
-    s.current_context = 0;  // the Switches are made; build the op itself as usual
+    s.current_context = 0;  // the Switches or Enters are made; build the op itself as usual
     struct Restore {
       detail::GraphState& s;
       std::uint32_t context;
@@ -171,26 +172,54 @@ SYMFLOW_INLINE Operation Graph::create_in_context(const OpDef& def,
     throw ValueError(e.message() + context());
   }
 
+  // Only a loop's own tensors, and those of the loops around it, may be read inside it;
+  // outside a loop only its Exits are (TensorFlow's CheckInputFromValidContext).
+  for (const NodeId in : input_ops) {
+    const detail::Node& src = s.node(in);
+    std::uint32_t in_context = src.context;
+    if (detail::is_exit_op(src.def) && in_context != 0)
+      in_context = s.flow_contexts[in_context - 1].outer;
+    if (in_context == 0 || in_context == branch) continue;
+    const std::uint32_t loop = s.loop_of(branch), in_loop = s.loop_of(in_context);
+    const bool valid = loop == 0 ? in_loop == 0 || detail::is_enter_op(&def) || def.dead_outputs
+                                 : in_loop == 0 || s.context_within(loop, in_loop);
+    if (!valid)
+      throw ValueError("Cannot use '" + src.name + "' as input to '" + node.name + "' because " +
+                       (loop == 0 ? "'" + src.name + "' is in a while loop."
+                                  : std::string("they are in different while loops.")));
+  }
+
   node.control_inputs = s.control_inputs_for(input_ops);
   for (const Operation& c : control_inputs)
     if (std::find(node.control_inputs.begin(), node.control_inputs.end(), c.id()) ==
         node.control_inputs.end())
       node.control_inputs.push_back(c.id());
   if (branch != 0) {
-    // An op without inputs runs only when its branch is taken: after the pivot, unless a
-    // control input from inside the branch orders it already.
-    const NodeId pivot = s.cond_contexts[branch - 1].pivot.node;
-    if (inputs.empty() && std::none_of(node.control_inputs.begin(), node.control_inputs.end(),
-                                       [&](NodeId c) { return s.in_context(c, branch); }))
-      node.control_inputs.push_back(pivot);
+    // An op without inputs runs only when its branch is taken (once per iteration, in a
+    // loop): after the pivot, unless a control input from inside the context orders it
+    // already. In a loop, so does an op that reads only tensors from outside.
+    const detail::ControlFlowContext& c = s.flow_contexts[branch - 1];
+    const NodeId pivot = c.pivot.node;
+    const bool free = inputs.empty()
+                          ? std::none_of(node.control_inputs.begin(), node.control_inputs.end(),
+                                         [&](NodeId n) { return s.in_context(n, branch); })
+                          : c.is_loop && node.control_inputs.empty() &&
+                                std::all_of(input_ops.begin(), input_ops.end(), [&](NodeId n) {
+                                  const detail::Node& src = s.node(n);
+                                  if (!detail::is_enter_op(src.def)) return false;
+                                  auto it = src.attrs.find("is_constant");
+                                  return it != src.attrs.end() && std::get_if<bool>(&it->second) &&
+                                         std::get<bool>(it->second);
+                                });
+    if (free) node.control_inputs.push_back(pivot);
     node.context = branch;
   }
   const std::size_t num_outputs = node.outputs.size();
   const NodeId id = s.add_node(std::move(node));
-  // Its outputs need no Switch in its branch, nor in the branches around it.
-  for (std::uint32_t c = branch; c != 0; c = s.cond_contexts[c - 1].outer)
+  // Its outputs need no Switch or Enter in its context, nor in the contexts around it.
+  for (std::uint32_t c = branch; c != 0; c = s.flow_contexts[c - 1].outer)
     for (std::size_t i = 0; i < num_outputs; ++i)
-      s.cond_contexts[c - 1].values.insert(TensorRef{id, static_cast<int>(i)});
+      s.flow_contexts[c - 1].values.insert(TensorRef{id, static_cast<int>(i)});
   return Operation(state_, id);
 }
 
@@ -225,9 +254,61 @@ SYMFLOW_INLINE Operation make_switch(const Graph& g, const Output& data, const O
                             {{"T", data.dtype()}, {"_class", std::move(colocation)}}, name);
 }
 
-SYMFLOW_INLINE TensorRef cond_add_value(const Graph& g, std::uint32_t context, TensorRef value) {
+SYMFLOW_INLINE Operation make_enter(const Graph& g, const Output& data, std::uint32_t loop,
+                                    bool is_constant, std::string_view name, bool use_ref) {
   GraphState& s = g.state();
-  auto ctx = [&]() -> CondContext& { return s.cond_contexts[context - 1]; };
+  const ControlFlowContext& c = s.flow_contexts[loop - 1];
+  const bool ref =
+      use_ref && s.node(data.op().id()).outputs.at(static_cast<std::size_t>(data.index())).is_ref;
+  // The control dependencies in force that belong to the contexts around the loop (up to
+  // the next loop out) stay on the Enter (TensorFlow's _FixControlInputsAndContext).
+  std::vector<Operation> controls;
+  for (NodeId op : s.control_inputs_for({data.op().id()})) {
+    std::uint32_t op_context = s.node(op).context;
+    if (is_exit_op(s.node(op).def) && op_context != 0)
+      op_context = s.flow_contexts[op_context - 1].outer;
+    bool keep = false;
+    for (std::uint32_t at = c.outer;; at = s.flow_contexts[at - 1].outer) {
+      if (at == op_context) {
+        keep = true;
+        break;
+      }
+      if (at == 0 || s.flow_contexts[at - 1].is_loop) break;
+    }
+    if (keep) controls.emplace_back(g.state_ptr(), op);
+  }
+  const std::string frame_name = c.frame_name;
+  const std::int64_t parallel_iterations = c.parallel_iterations;
+  // Outside every context and control dependency, as a Switch of a branch is made.
+  struct Lift {
+    GraphState& s;
+    std::uint32_t context;
+    explicit Lift(GraphState& state) : s(state), context(state.current_context) {
+      ControlFrame frame;
+      frame.clears_outer = true;
+      s.control_frames.push_back(std::move(frame));
+      s.current_context = 0;
+    }
+    ~Lift() {
+      s.control_frames.pop_back();
+      s.current_context = context;
+    }
+  } lifted(s);
+  const Operation enter =
+      Graph(g).create_op(ref ? kRefEnterOp : kEnterOp, {data},
+                         {{"T", data.dtype()},
+                          {"frame_name", frame_name},
+                          {"is_constant", is_constant},
+                          {"parallel_iterations", parallel_iterations}},
+                         name.empty() ? (ref ? "RefEnter" : "Enter") : name, controls);
+  s.node(enter.id()).context = loop;
+  s.flow_contexts[loop - 1].values.insert(TensorRef{enter.id(), 0});
+  return enter;
+}
+
+SYMFLOW_INLINE TensorRef context_add_value(const Graph& g, std::uint32_t context, TensorRef value) {
+  GraphState& s = g.state();
+  auto ctx = [&]() -> ControlFlowContext& { return s.flow_contexts[context - 1]; };
   if (ctx().values.count(value)) {
     auto it = ctx().external_values.find(value);
     return it == ctx().external_values.end() ? value : it->second;
@@ -235,15 +316,23 @@ SYMFLOW_INLINE TensorRef cond_add_value(const Graph& g, std::uint32_t context, T
   TensorRef result = value;
   ctx().values.insert(value);
   if (const std::uint32_t outer = ctx().outer; outer != 0) {
-    result = cond_add_value(g, outer, value);
-    ctx().values.insert(result);
-    ctx().external_values[result] = result;
+    result = context_add_value(g, outer, value);
+    if (!ctx().is_loop) {
+      ctx().values.insert(result);
+      ctx().external_values[result] = result;
+    }
   }
-  const Output pred(Operation(g.state_ptr(), ctx().pred.node), ctx().pred.index);
-  const Operation sw =
-      make_switch(g, Output(Operation(g.state_ptr(), result.node), result.index), pred);
-  s.node(sw.id()).context = context;
-  result = TensorRef{sw.id(), ctx().branch};
+  const Output outside(Operation(g.state_ptr(), result.node), result.index);
+  if (ctx().is_loop) {
+    // A tensor from outside the loop is the same in every iteration: a constant Enter.
+    const Operation enter = make_enter(g, outside, context, true);
+    result = TensorRef{enter.id(), 0};
+  } else {
+    const Output pred(Operation(g.state_ptr(), ctx().pred.node), ctx().pred.index);
+    const Operation sw = make_switch(g, outside, pred);
+    s.node(sw.id()).context = context;
+    result = TensorRef{sw.id(), ctx().branch};
+  }
   ctx().values.insert(result);
   ctx().external_values[value] = result;
   return result;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,17 +32,25 @@ struct ControlFrame {
   std::uint32_t saved_context = 0;  // the cond branch control_dependencies(nullptr) left
 };
 
-// One branch of a tf.cond while it is built (TensorFlow's CondContext). An op built in
-// it that reads a tensor from outside reads it through a Switch on the predicate, made
-// once per tensor, so that it runs only when the branch is taken; an op without inputs
-// gets the pivot as a control input for the same reason. docs/control-flow.md.
-struct CondContext {
-  TensorRef pred;              // "cond/pred_id:0"
-  TensorRef pivot;             // "cond/switch_t:0" (true branch) or "cond/switch_f:0"
-  int branch = 0;              // the Switch output the branch reads: 1 for the true branch
-  std::uint32_t outer = 0;     // the enclosing branch (an index into cond_contexts, from 1)
-  std::set<TensorRef> values;  // tensors the branch reads as they are
-  std::map<TensorRef, TensorRef> external_values;  // an outside tensor -> its Switch output
+// A control-flow context while it is built (TensorFlow's ControlFlowContext): one branch
+// of a tf.cond, or the frame of a tf.while_loop. docs/control-flow.md.
+//  - A branch: an op built in it that reads a tensor from outside reads it through a
+//    Switch on the predicate, made once per tensor, so that it runs only when the branch
+//    is taken; an op without inputs gets the pivot as a control input for the same reason.
+//  - A loop: a tensor from outside enters the frame through a constant Enter, made once
+//    per tensor; an op without inputs, or whose inputs all come from constant Enters,
+//    gets the pivot (the loop's first Merge while the condition is built, its first
+//    Identity while the body is) as a control input, so that it runs once per iteration.
+struct ControlFlowContext {
+  bool is_loop = false;
+  TensorRef pred;          // a branch's "cond/pred_id:0"
+  TensorRef pivot;         // "cond/switch_t:0" or "cond/switch_f:0"; a loop's, as above
+  int branch = 0;          // the Switch output the branch reads: 1 for the true branch
+  std::string frame_name;  // a loop's "while/while_context"
+  std::int64_t parallel_iterations = 10;  // a loop's
+  std::uint32_t outer = 0;     // the enclosing context (an index into flow_contexts, from 1)
+  std::set<TensorRef> values;  // tensors the context reads as they are
+  std::map<TensorRef, TensorRef> external_values;  // an outside tensor -> what it reads
 };
 
 inline bool is_valid_node_name(std::string_view name) {
@@ -76,14 +85,25 @@ class GraphState {
   std::optional<std::int64_t> seed;  // graph-level random seed
   bool finalized = false;
   std::shared_ptr<VariableScopeState> variable_scopes;  // see VariableScopeState
-  std::vector<CondContext> cond_contexts;  // every branch ever built; Node::context - 1
-  std::uint32_t current_context = 0;       // the branch being built (from 1); 0: none
+  std::vector<ControlFlowContext> flow_contexts;  // every context ever built; Node::context - 1
+  std::uint32_t current_context = 0;              // the context being built (from 1); 0: none
 
-  // Whether node `op` was built in branch `context` or in one nested inside it.
-  bool in_context(NodeId op, std::uint32_t context) const {
-    for (std::uint32_t c = node(op).context; c != 0; c = cond_contexts[c - 1].outer)
+  // The innermost loop context `context` is in or is (0: none).
+  std::uint32_t loop_of(std::uint32_t context) const {
+    while (context != 0 && !flow_contexts[context - 1].is_loop)
+      context = flow_contexts[context - 1].outer;
+    return context;
+  }
+  // Whether context `inner` is `context` or nested inside it.
+  bool context_within(std::uint32_t inner, std::uint32_t context) const {
+    for (std::uint32_t c = inner; c != 0; c = flow_contexts[c - 1].outer)
       if (c == context) return true;
     return false;
+  }
+
+  // Whether node `op` was built in context `context` or in one nested inside it.
+  bool in_context(NodeId op, std::uint32_t context) const {
+    return context_within(node(op).context, context);
   }
 
   const Node& node(NodeId id) const { return nodes.at(id.value); }

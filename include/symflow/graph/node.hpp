@@ -36,7 +36,7 @@ struct Node {
   AttrMap attrs;
   std::string device;
   std::vector<TensorSpec> outputs;
-  // The cond branch the node was built in (GraphState::cond_contexts, from 1); 0: none.
+  // The cond branch the node was built in (GraphState::flow_contexts, from 1); 0: none.
   std::uint32_t context = 0;
 };
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -156,8 +157,11 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
                            name);
         p.data_inputs.push_back(*id);
       }
-      // A mapped input does not wait for the node it replaces.
-      if (!options.input_map.count(id->key())) p.sources.push_back(source->second);
+      // A mapped input does not wait for the node it replaces, nor a loop's Merge for its
+      // NextIteration (the back edge, connected once every node exists).
+      if (!options.input_map.count(id->key()) &&
+          !(id->index >= 0 && is_merge_op(p.op) && is_next_iteration_op(nodes[source->second].op)))
+        p.sources.push_back(source->second);
     }
   }
 
@@ -258,15 +262,23 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
   auto source_op = [&](const im::TensorId& id) -> const Operation& {
     return *created[index.at(id.node)];
   };
+  // A loop's back edges: (Merge, input index, NextIteration output).
+  std::vector<std::tuple<Operation, std::size_t, im::TensorId>> back_edges;
   for (std::size_t i : order) {
     const im::PendingNode& p = nodes[i];
     const std::string& name = p.def->name;
     std::vector<Output> inputs;
+    std::vector<std::size_t> back_edge_inputs;
     for (const im::TensorId& id : p.data_inputs) {
       auto mapped = input_map.find(id.key());
       if (mapped != input_map.end()) {
         used_keys.insert(id.key());
         inputs.push_back(mapped->second);
+        continue;
+      }
+      if (is_merge_op(p.op) && is_next_iteration_op(nodes[index.at(id.node)].op)) {
+        back_edge_inputs.push_back(inputs.size());
+        inputs.emplace_back();  // for now the Merge's first other input, as TensorFlow builds it
         continue;
       }
       const Operation& src = source_op(id);
@@ -287,6 +299,19 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
         controls.push_back(source_op(id));
       }
     }
+    if (!back_edge_inputs.empty()) {
+      auto other =
+          std::find_if(inputs.begin(), inputs.end(), [](const Output& o) { return o.valid(); });
+      if (other == inputs.end())
+        throw ValueError("Node '" + name +
+                             "': every input is a NextIteration: expected a loop's "
+                             "Merge to read its Enter too",
+                         name);
+      for (std::size_t k : back_edge_inputs) {
+        back_edges.emplace_back(Operation(), k, p.data_inputs[k]);
+        inputs[k] = *other;
+      }
+    }
     AttrMap attrs = p.def->attr;
     im::prefix_colocation(attrs, prefix, index);
     // A GraphDef written with strip_default_attrs lacks attrs at their default.
@@ -304,6 +329,25 @@ SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& 
     Operation op = graph.create_op(*p.op, inputs, std::move(attrs), prefix + name + "/", controls);
     if (!p.def->device.empty()) graph.state().node(op.id()).device = p.def->device;
     created[i] = op;
+    for (std::size_t k = back_edges.size(); k-- > 0 && !std::get<0>(back_edges[k]).valid();)
+      std::get<0>(back_edges[k]) = op;
+  }
+  for (const auto& [merge, k, id] : back_edges) {
+    const Operation& src = source_op(id);
+    detail::Node& node = graph.state().node(merge.id());
+    if (id.index >= src.num_outputs())
+      throw ValueError("Node '" + node.name + "': input '" + id.key() + "' refers to output " +
+                           std::to_string(id.index) + " of '" + id.node + "', which has " +
+                           std::to_string(src.num_outputs()) + " outputs",
+                       node.name);
+    const DType dtype = src.output(id.index).dtype();
+    if (dtype != node.outputs[0].dtype)
+      throw ValueError("Input " + std::to_string(k) + " of node " + node.name + " was passed " +
+                           std::string(dtype_name(dtype)) + " from " + src.name() + ":" +
+                           std::to_string(id.index) + " incompatible with expected " +
+                           std::string(dtype_name(node.outputs[0].dtype)) + ".",
+                       node.name);
+    node.inputs[k] = TensorRef{src.id(), id.index};
   }
 
   // Keys naming an output the node does not have (TensorFlow's "missing" keys).

@@ -4,7 +4,7 @@
 //   cond/Switch    = Switch(pred, pred)      cond/switch_t = Identity(cond/Switch:1)
 //   cond/pred_id   = Identity(pred)          cond/switch_f = Identity(cond/Switch:0)
 //
-// then each branch in its own CondContext (graph/graph_state.hpp): a tensor from outside
+// then each branch in its own ControlFlowContext (graph/graph_state.hpp): a tensor from outside
 // that the branch reads goes through "<op>/Switch" on pred_id, an op without inputs runs
 // after the pivot (switch_t or switch_f), and a tensor the branch returns from outside
 // goes through a "cond/Switch_N" of its own. "cond/Merge" joins the two results. At run
@@ -143,15 +143,15 @@ class CondBuilder {
   template <class Fn>
   std::vector<Output> branch(int which, Fn& fn, std::vector<CondItem>& returned) {
     const std::uint32_t context = enter(which);
-    Leave leave{graph_.state(), graph_.state().cond_contexts[context - 1].outer};
+    Leave leave{graph_.state(), graph_.state().flow_contexts[context - 1].outer};
     using R = std::invoke_result_t<Fn&>;
     CondShape<R>::flatten(fn(), returned);
     std::vector<Output> results;
     for (const CondItem& item : returned) results.push_back(branch_tensor(context, item));
     // The enclosing branch reads the results as they are, so its Merges need no Switch.
-    if (const std::uint32_t outer = graph_.state().cond_contexts[context - 1].outer; outer != 0)
+    if (const std::uint32_t outer = graph_.state().flow_contexts[context - 1].outer; outer != 0)
       for (const Output& r : results)
-        graph_.state().cond_contexts[outer - 1].values.insert(r.ref());
+        graph_.state().flow_contexts[outer - 1].values.insert(r.ref());
     return results;
   }
 
@@ -187,15 +187,15 @@ class CondBuilder {
   std::uint32_t enter(int which) {
     GraphState& s = graph_.state();
     const Output& pivot = which == 1 ? pivot_t_ : pivot_f_;
-    CondContext c;
+    ControlFlowContext c;
     c.pred = pred_id_.ref();
     c.pivot = pivot.ref();
     c.branch = which;
     c.outer = s.current_context;
     c.values = {pred_id_.ref(), pivot.ref()};
     c.external_values[pred_id_.ref()] = pred_id_.ref();
-    s.cond_contexts.push_back(std::move(c));
-    const auto context = static_cast<std::uint32_t>(s.cond_contexts.size());
+    s.flow_contexts.push_back(std::move(c));
+    const auto context = static_cast<std::uint32_t>(s.flow_contexts.size());
     s.node(pivot.op().id()).context = context;
     s.current_context = context;
     return context;
@@ -204,7 +204,7 @@ class CondBuilder {
   // A returned item as the branch hands it to its Merge (TensorFlow's _BuildCondTensor).
   Output branch_tensor(std::uint32_t context, const CondItem& item) {
     GraphState& s = graph_.state();
-    const CondContext& c = s.cond_contexts[context - 1];
+    const ControlFlowContext& c = s.flow_contexts[context - 1];
     const Output pivot(Operation(graph_.state_ptr(), c.pivot.node), c.pivot.index);
     if (const Operation* op = std::get_if<Operation>(&item)) {
       // The pivot, after the operation (with_dependencies).
@@ -220,21 +220,21 @@ class CondBuilder {
       throw ValueError("cond: " + v.name() + " is from another graph than the predicate");
     // A tensor built in the branch is returned as it is; one from outside goes through a
     // Switch of its own, so that the Merge sees it only when the branch is taken.
-    if (s.cond_contexts[context - 1].values.count(v.ref())) {
-      const auto& external = s.cond_contexts[context - 1].external_values;
+    if (s.flow_contexts[context - 1].values.count(v.ref())) {
+      const auto& external = s.flow_contexts[context - 1].external_values;
       auto it = external.find(v.ref());
       return it == external.end() ? v : to_output(it->second);
     }
-    s.cond_contexts[context - 1].values.insert(v.ref());
+    s.flow_contexts[context - 1].values.insert(v.ref());
     TensorRef real = v.ref();
-    if (const std::uint32_t outer = s.cond_contexts[context - 1].outer; outer != 0) {
-      real = cond_add_value(graph_, outer, v.ref());
-      s.cond_contexts[context - 1].values.insert(real);
-      s.cond_contexts[context - 1].external_values[real] = real;
+    if (const std::uint32_t outer = s.flow_contexts[context - 1].outer; outer != 0) {
+      real = context_add_value(graph_, outer, v.ref());
+      s.flow_contexts[context - 1].values.insert(real);
+      s.flow_contexts[context - 1].external_values[real] = real;
     }
     const Operation sw = make_switch(graph_, to_output(real), pred_id_);
     s.node(sw.id()).context = context;
-    CondContext& after = s.cond_contexts[context - 1];
+    ControlFlowContext& after = s.flow_contexts[context - 1];
     after.values.insert(TensorRef{sw.id(), 0});
     after.values.insert(TensorRef{sw.id(), 1});
     after.external_values[v.ref()] = TensorRef{sw.id(), after.branch};

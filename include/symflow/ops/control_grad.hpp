@@ -22,12 +22,28 @@ inline Output output_of(const Graph& g, TensorRef r) {
   return Output(Operation(g.state_ptr(), r.node), r.index);
 }
 
+// A while loop's ops: their gradients (TensorFlow's backward loop, which keeps the
+// forward values on stacks) are not built yet; asking for one is an error that names
+// the op, never a wrong gradient.
+inline std::vector<Output> while_loop_grad(const GradContext& c) {
+  throw UnimplementedError("Gradients through a while loop are not supported yet: op '" +
+                               c.op.name() + "' (" + std::string(c.op.type()) +
+                               ") is part of one. docs/control-flow.md",
+                           c.op.name());
+}
+inline bool in_loop(const Operation& op) {
+  const GraphState& s = op.graph().state();
+  const std::uint32_t context = op.node().context;
+  return is_enter_op(&op.op_def()) || (context != 0 && s.flow_contexts[context - 1].is_loop);
+}
+
 // Switch: the two sides' gradients meet in "cond_grad" (the untaken side's is zeros,
 // alive only when that side is taken). Nothing flows to the predicate.
 inline std::vector<Output> switch_grad(const GradContext& c) {
   const Graph g = c.graph();
+  if (in_loop(c.op)) return while_loop_grad(c);
   if (const std::uint32_t context = c.op.node().context; context != 0) {
-    const int branch = g.state().cond_contexts[context - 1].branch;
+    const int branch = g.state().flow_contexts[context - 1].branch;
     if (!c.grad(1 - branch).valid() || !c.grad(branch).valid()) return {};
     return {merge({c.grad(0), c.grad(1)}, "cond_grad").first, Output{}};
   }
@@ -45,8 +61,9 @@ inline std::vector<Output> merge_grad(const GradContext& c) {
   const Graph g = c.graph();
   const Output grad = c.grad(0);
   if (!grad.valid()) return {};
+  if (in_loop(c.input(0).op())) return while_loop_grad(c);
   if (const std::uint32_t context = c.input(0).op().node().context; context != 0) {
-    const Output pred = output_of(g, g.state().cond_contexts[context - 1].pred);
+    const Output pred = output_of(g, g.state().flow_contexts[context - 1].pred);
     const Operation sw = make_switch(g, grad, pred, "cond_grad", false);
     return {sw.output(0), sw.output(1)};
   }
@@ -68,9 +85,9 @@ inline Output zeros_for_unreached_output(const Operation& op, int index) {
   const Output out = op.output(index);
   const std::uint32_t context = op.node().context;
   const bool is_switch = op.op_def().dead_outputs && !op.op_def().reads_dead;
-  if (!is_switch || context == 0) return zeros_like(out);
+  if (!is_switch || context == 0 || in_loop(op)) return zeros_like(out);
   const Graph g = op.graph();
-  const CondContext& c = g.state().cond_contexts[context - 1];
+  const ControlFlowContext& c = g.state().flow_contexts[context - 1];
   const Output pred = output_of(g, c.pred);
   const int other = 1 - c.branch;
   const auto sides = switch_(op.inputs().at(0), pred);
@@ -94,6 +111,13 @@ inline constexpr auto kControlOpEntries = std::to_array<OpEntry>({
     // does not differentiate (TensorFlow registers the Switch and Merge gradients).
     {&kRefSwitchOp, nullptr},
     {&kRefMergeOp, nullptr},
+    {&kEnterOp, while_loop_grad},
+    {&kRefEnterOp, while_loop_grad},
+    {&kExitOp, while_loop_grad},
+    {&kRefExitOp, while_loop_grad},
+    {&kNextIterationOp, while_loop_grad},
+    {&kRefNextIterationOp, while_loop_grad},
+    {&kLoopCondOp, while_loop_grad},
 });
 
 }  // namespace symflow::detail

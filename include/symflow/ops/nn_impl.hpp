@@ -22,18 +22,6 @@ namespace symflow {
 
 namespace detail {
 
-// The static shape of a tensor as Python prints a TensorShape: "(2, 3)", "(3,)", "(None, 3)".
-inline std::string python_shape(const Shape& s) {
-  if (!s.has_rank()) return "<unknown>";
-  std::string out = "(";
-  const Dims& d = s.dims();
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    if (i) out += ", ";
-    out += d[i] < 0 ? "None" : std::to_string(d[i]);
-  }
-  return out + (d.size() == 1 ? ",)" : ")");
-}
-
 // `x` flattened to [-1, classes] for the cross-entropy ops (classes must be known).
 inline Output flatten_outer_dims(const Output& x, std::string_view what) {
   const Shape& s = x.get_shape();

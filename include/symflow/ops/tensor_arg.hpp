@@ -29,6 +29,8 @@ class TensorArg {
 
   // The tensor, if one was given (it decides which graph the op goes to).
   const Output* tensor() const { return std::get_if<Output>(&arg_); }
+  // The value, if one was given instead.
+  const Value* value() const { return std::get_if<Value>(&arg_); }
 
   // The argument as a tensor of the op being built: a given tensor as is, a value
   // as a Const "<op>/<arg_name>", converted to `dtype` when one is asked for.

@@ -11,6 +11,11 @@
 // inputs' and control inputs' conditions. A Merge of inputs alive under C and p, and C
 // and not p, is alive under C: so the ops after a cond check nothing. A Merge this rule
 // cannot prove gets a literal of its own, so the ops after it check.
+//
+// A while loop's Merge is alive when its Enter is (its NextIteration is the back edge),
+// and its Switch adds a literal to the body's side only: the ops after the loop read its
+// Exits once the loop is over, and they are alive then when the loop was entered alive.
+// The plan guards every step of a loop anyway (runtime/frames.hpp).
 
 #include <algorithm>
 #include <cstdint>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/ops/defs/control.hpp"
 
 namespace symflow::detail {
 
@@ -59,14 +65,19 @@ inline std::vector<bool> steps_that_may_meet_dead(const GraphState& g,
   auto is_switch = [](const Node& n) {
     return n.def && n.def->dead_outputs && !n.def->reads_dead && n.inputs.size() == 2;
   };
-  // A tensor's condition: its node's, and a Switch output's own literal.
+  // A tensor's condition: its node's, and a Switch output's own literal. A loop's Switch
+  // leaves its exit side dead in every iteration but the last, which is the one the ops
+  // after the loop see: its exit side is alive when the loop was entered alive.
   auto condition_of = [&](TensorRef t) {
     if (fed.count(t)) return Condition{};
     Condition c = alive_if[t.node.value];
     const Node& n = g.node(t.node);
     if (is_switch(n)) {
-      const Literal l{canonical(n.inputs[1]), t.index};
-      c.insert(std::lower_bound(c.begin(), c.end(), l), l);
+      const TensorRef pred = canonical(n.inputs[1]);
+      if (t.index == 1 || g.node(pred.node).def != &kLoopCondOp) {
+        const Literal l{pred, t.index};
+        c.insert(std::lower_bound(c.begin(), c.end(), l), l);
+      }
     }
     return c;
   };
@@ -77,7 +88,17 @@ inline std::vector<bool> steps_that_may_meet_dead(const GraphState& g,
     const Node& n = g.node(id);
     Condition& c = alive_if[id.value];
     bool meets = false;
-    if (n.def && n.def->reads_dead) {
+    const bool loop_merge = n.def && n.def->reads_dead &&
+                            std::any_of(n.inputs.begin(), n.inputs.end(), [&](TensorRef in) {
+                              return is_next_iteration_op(g.node(in.node).def);
+                            });
+    if (loop_merge) {
+      // A loop's Merge: alive in the first iteration when its Enter is, and after that
+      // when the previous iteration ran (the executor checks it, as every loop step).
+      for (const TensorRef& in : n.inputs)
+        if (!is_next_iteration_op(g.node(in.node).def)) join(c, condition_of(in));
+      meets = true;
+    } else if (n.def && n.def->reads_dead) {
       // Merge: alive when any input is.
       for (const TensorRef& in : n.inputs) meets = meets || !condition_of(in).empty();
       if (meets) {

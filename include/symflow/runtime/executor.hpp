@@ -74,7 +74,7 @@ class Run {
             ? std::min<std::size_t>(static_cast<std::size_t>(session.inter_op->num_threads()),
                                     schedule.width)
             : 1;
-    threaded_ = num_threads_ > 1;
+    threaded_ = num_threads_ > 1 && plan.frames.empty();
     if (threaded_) scratch_.size_threads(num_threads_, plan);
   }
   // A run that did not finish (a step failed) lets go of everything it still holds.
@@ -91,7 +91,11 @@ class Run {
   void go() {
     session_.reserve_nodes(plan_.num_nodes);  // the Session did it already, under its lock
     if (plan_.dead_tensors) scratch_.start_dead_flags();
-    if (threaded_) {
+    if (!plan_.frames.empty()) {
+      sweep_all_ = true;  // a loop's slots are written again and again
+      run_positions(0, static_cast<std::uint32_t>(plan_.active_steps.size()), -1,
+                    scratch_.threads[0]);
+    } else if (threaded_) {
       run_on_threads();
     } else {
       StepBuffers& buf = scratch_.threads[0];
@@ -281,6 +285,60 @@ class Run {
       if (modes[i] != InputMode::constant && !args[i].is_none()) release(args[i]);
     if (s.takes_refs)
       for (std::uint32_t i = 0; i < s.num_inputs; ++i) buf.ref_inputs[i].reset();
+  }
+
+  // ---- while loops (runtime/frames.hpp) ---------------------------------------------
+  // Runs the steps at positions [begin, end) of Plan::active_steps, which belong to
+  // frame `frame` (-1: the root): a nested frame that starts there runs as a whole.
+  void run_positions(std::uint32_t begin, std::uint32_t end, std::int32_t frame, StepBuffers& buf) {
+    for (std::uint32_t p = begin; p < end;) {
+      const std::int32_t nested = plan_.frame_at[p];
+      if (nested >= 0 && nested != frame) {
+        run_frame(nested, buf);
+        p = plan_.frames[static_cast<std::size_t>(nested)].end;
+        continue;
+      }
+      run_step(plan_.active_steps[p], buf);
+      ++p;
+    }
+  }
+
+  // Runs a loop: its steps once per iteration, while its LoopCond comes out true. Its
+  // Enters run in the first iteration only; before each other one, its Merges find the
+  // loop variables' Enters dead and take the NextIterations' values instead.
+  void run_frame(std::int32_t f, StepBuffers& buf) {
+    const PlanFrame& frame = plan_.frames[static_cast<std::size_t>(f)];
+    for (std::int64_t iteration = 0;; ++iteration) {
+      for (std::uint32_t slot : frame.reset_slots) {
+        slots_.clear(slot);
+        slots_.dead[slot] = 0;
+      }
+      for (std::uint32_t slot : iteration == 0 ? frame.next_slots : frame.entered_slots) {
+        slots_.clear(slot);
+        slots_.dead[slot] = 1;
+      }
+      std::fill(scratch_.dead_steps.begin() + frame.first_step,
+                scratch_.dead_steps.begin() + frame.end_step, std::uint8_t{0});
+      for (std::uint32_t p = frame.begin; p < frame.end;) {
+        const std::int32_t nested = plan_.frame_at[p];
+        if (nested >= 0 && nested != f) {
+          run_frame(nested, buf);
+          p = plan_.frames[static_cast<std::size_t>(nested)].end;
+          continue;
+        }
+        const std::uint32_t step = plan_.active_steps[p++];
+        if (iteration > 0 && plan_.steps[step].enters_frame) continue;
+        run_step(step, buf);
+      }
+      if (!another_iteration(frame)) return;
+    }
+  }
+  bool another_iteration(const PlanFrame& frame) {
+    if (frame.loop_cond_slot < 0) return false;
+    const auto slot = static_cast<std::size_t>(frame.loop_cond_slot);
+    if (slots_.dead[slot] || slots_.values[slot].is_none()) return false;
+    const Value& v = slots_.values[slot];
+    return v.on_device() ? devices_.to_host(v).scalar<bool>() : v.scalar<bool>();
   }
 
   // ---- dead tensors (runtime/deadness.hpp) ------------------------------------------

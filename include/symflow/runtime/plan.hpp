@@ -25,6 +25,7 @@
 #include "symflow/core/value.hpp"
 #include "symflow/graph/graph_state.hpp"
 #include "symflow/runtime/deadness.hpp"
+#include "symflow/runtime/frames.hpp"
 #include "symflow/runtime/fusion.hpp"
 #include "symflow/runtime/schedule.hpp"
 
@@ -61,6 +62,7 @@ struct PlanStep {
   bool stateful = false;      // runs under its node state's lock, with that state
   bool forwards_ref = false;  // passes a reference on input 0 on (Identity of a variable)
   bool takes_refs = false;    // some input is InputMode::reference
+  bool enters_frame = false;  // an Enter: runs in its loop's first iteration only
   std::uint8_t device = 0;    // an index into the session's devices
   std::uint32_t node = 0;     // the node's id: its kernel state in the session
   std::uint32_t first_input = 0, num_inputs = 0;    // into input_slots and input_modes
@@ -90,6 +92,20 @@ struct FeedSpec {
   Shape shape = Shape::unknown();
 };
 
+// A while loop's frame in a plan (runtime/frames.hpp): a range of steps the executor
+// runs once per iteration, nested frames' steps among them.
+struct PlanFrame {
+  std::string name;                            // the Enters' frame_name
+  std::uint32_t first_step = 0, end_step = 0;  // its steps, in plan order
+  std::uint32_t begin = 0, end = 0;            // the same as positions in active_steps
+  std::int64_t loop_cond_slot = -1;            // another iteration runs while it is true; -1: none
+  // Before each iteration: slots emptied and alive again (what its steps write but the
+  // Enters and NextIterations); before the first, the NextIterations' outputs dead;
+  // before every other, the loop variables' Enter outputs dead (their Merges then take
+  // the NextIterations' values).
+  std::vector<std::uint32_t> reset_slots, next_slots, entered_slots;
+};
+
 struct Plan {
   std::vector<NodeId> order;                      // nodes to run, in dependency order
   std::vector<TensorRef> feeds;                   // fed tensors, in the order of the feed list
@@ -100,6 +116,11 @@ struct Plan {
   // a dead flag by slot and by step, and the guarded steps' control inputs are here.
   bool dead_tensors = false;
   std::vector<std::uint32_t> control_steps;
+  // The while loops' frames (none without a loop), outermost first, and by position in
+  // active_steps the frame that starts there (-1: none), for a run in plan order. A
+  // plan with a loop runs on one thread.
+  std::vector<PlanFrame> frames;
+  std::vector<std::int32_t> frame_at;
   // The device (an index into the session's devices) of each step; empty: all on 0.
   std::vector<std::uint8_t> device_of_step;
   // For each step that is a Const, its value (sharing the attr's buffer), else none: on
@@ -163,7 +184,7 @@ namespace detail {
 inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& devices,
                           const std::vector<KernelFn>& kernel_of_step,
                           const std::vector<std::int64_t>& step_of_slot,
-                          const std::vector<bool>& guarded) {
+                          const std::vector<bool>& guarded, const std::vector<bool>& kept_slots) {
   const std::size_t steps = plan.order.size();
   // Whether each step's device reads host memory; unknown (false) without backends.
   auto host_step = [&](std::size_t step) {
@@ -172,6 +193,9 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
   };
   plan.steps.resize(steps);
   plan.nodes.resize(steps);
+  std::vector<std::int64_t> step_of_node(g.nodes.size(), -1);
+  for (std::size_t step = 0; step < steps; ++step)
+    step_of_node[plan.order[step].value] = static_cast<std::int64_t>(step);
   for (std::size_t step = 0; step < steps; ++step) {
     const Node& n = g.node(plan.order[step]);
     PlanStep& s = plan.steps[step];
@@ -185,14 +209,13 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
     s.first_output = plan.output_slot[step];
     s.num_outputs = static_cast<std::uint32_t>(n.outputs.size());
     s.kernel = kernel_of_step[step];
+    s.enters_frame = is_enter_op(n.def);
     if (!guarded.empty() && guarded[step]) {
       s.kind = PlanStep::Kind::guarded;
       s.first_control = static_cast<std::uint32_t>(plan.control_steps.size());
-      for (NodeId c : n.control_inputs) {
-        const auto it = std::lower_bound(plan.order.begin(), plan.order.end(), c);
-        if (it != plan.order.end() && *it == c)
-          plan.control_steps.push_back(static_cast<std::uint32_t>(it - plan.order.begin()));
-      }
+      for (NodeId c : n.control_inputs)
+        if (const std::int64_t at = step_of_node[c.value]; at >= 0)
+          plan.control_steps.push_back(static_cast<std::uint32_t>(at));
       s.num_controls = static_cast<std::uint32_t>(plan.control_steps.size()) - s.first_control;
     } else if (!plan.fusion.cluster_of_step.empty() && plan.fusion.cluster_of_step[step] >= 0) {
       s.kind = PlanStep::Kind::fused;
@@ -205,10 +228,13 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
 
   // How each input is read. A Const's value is handed to a plain kernel step on host
   // memory once, in the run's scratch; the other reads go through the slot, the last
-  // one (unless fetched) taking the value out in a run in plan order.
+  // one (unless fetched) taking the value out in a run in plan order. A kept slot (one a
+  // loop reads in every iteration) is treated as fetched: read by copy, never dropped.
   std::vector<bool> fetched(plan.num_slots, false);
   for (std::int64_t f : plan.fetch_slots)
     if (f >= 0) fetched[static_cast<std::size_t>(f)] = true;
+  for (std::size_t slot = 0; slot < kept_slots.size(); ++slot)
+    if (kept_slots[slot]) fetched[slot] = true;
   plan.input_modes.assign(plan.input_slots.size(), InputMode::copy);
   std::vector<std::int64_t> last_read(plan.num_slots, -1);  // input index, through the slot
   std::vector<std::int64_t> last_step(plan.num_slots, -1);
@@ -328,6 +354,103 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
     if (f >= 0) plan.fetch_moves[static_cast<std::size_t>(f)] = 1;
 }
 
+inline bool is_constant_enter(const Node& n) {
+  auto it = n.attrs.find("is_constant");
+  return it != n.attrs.end() && std::get_if<bool>(&it->second) && std::get<bool>(it->second);
+}
+
+// A tensor inside a loop is neither fetched nor fed, nor an op inside one run as a
+// target (TensorFlow marks them so); a loop's Exit outside every loop is fetchable.
+inline void check_loop_fetches_and_feeds(const GraphState& g, const std::vector<NodeId>& order,
+                                         const FrameLayout& layout,
+                                         const std::vector<std::optional<TensorRef>>& fetches,
+                                         const std::vector<NodeId>& targets,
+                                         const std::vector<TensorRef>& feeds) {
+  std::vector<std::int32_t> frame_of(g.nodes.size(), -1);
+  for (std::size_t step = 0; step < order.size(); ++step)
+    frame_of[order[step].value] = layout.frame_of_step[step];
+  auto inside = [&](NodeId id) {
+    const Node& n = g.node(id);
+    std::int32_t f = frame_of[id.value];
+    if (f < 0) {  // not planned (a fed tensor's producer): where the graph built it
+      std::uint32_t context = n.context;
+      if (context != 0 && is_exit_op(n.def)) context = g.flow_contexts[context - 1].outer;
+      return g.loop_of(context) != 0;
+    }
+    if (f > 0 && is_exit_op(n.def)) f = layout.frames[static_cast<std::size_t>(f)].parent;
+    return f > 0;
+  };
+  auto not_fetchable = [&](NodeId id) {
+    return ValueError("Operation " + g.node(id).name + " has been marked as not fetchable.",
+                      g.node(id).name);
+  };
+  for (const auto& f : fetches)
+    if (f && inside(f->node)) throw not_fetchable(f->node);
+  for (NodeId t : targets)
+    if (inside(t)) throw not_fetchable(t);
+  for (const TensorRef& f : feeds)
+    if (inside(f.node)) {
+      const std::string name = g.node(f.node).name + ":" + std::to_string(f.index);
+      throw ValueError("Tensor " + name + " may not be fed.", name);
+    }
+}
+
+// The plan's frames (Plan::frames), once its steps are resolved.
+inline void plan_frames(Plan& plan, const GraphState& g, const FrameLayout& layout) {
+  const std::size_t num_frames = layout.frames.size() - 1;  // but the root
+  plan.frames.resize(num_frames);
+  std::vector<bool> seen(num_frames, false);
+  for (std::size_t step = 0; step < plan.order.size(); ++step)
+    for (std::int32_t f = layout.frame_of_step[step]; f > 0;
+         f = layout.frames[static_cast<std::size_t>(f)].parent) {
+      PlanFrame& frame = plan.frames[static_cast<std::size_t>(f - 1)];
+      if (!seen[static_cast<std::size_t>(f - 1)])
+        frame.first_step = static_cast<std::uint32_t>(step);
+      seen[static_cast<std::size_t>(f - 1)] = true;
+      frame.end_step = static_cast<std::uint32_t>(step + 1);
+    }
+  std::vector<std::uint32_t> position(plan.order.size(), 0);
+  for (std::size_t p = 0; p < plan.active_steps.size(); ++p)
+    position[plan.active_steps[p]] = static_cast<std::uint32_t>(p);
+  plan.frame_at.assign(plan.active_steps.size(), -1);
+  for (std::size_t k = 0; k < num_frames; ++k) {
+    PlanFrame& frame = plan.frames[k];
+    const auto f = static_cast<std::int32_t>(k + 1);
+    frame.name = layout.frames[k + 1].name;
+    // A frame's steps are all guarded, so all active.
+    frame.begin = position[frame.first_step];
+    frame.end = position[frame.end_step - 1] + 1;
+    if (plan.frame_at[frame.begin] >= 0)
+      throw InvalidArgumentError(
+          "While loop frame '" + frame.name + "' begins with frame '" +
+          plan.frames[static_cast<std::size_t>(plan.frame_at[frame.begin])].name +
+          "': expected an Enter of its own first");
+    plan.frame_at[frame.begin] = static_cast<std::int32_t>(k);
+    for (std::uint32_t step = frame.first_step; step < frame.end_step; ++step) {
+      const Node& n = g.node(plan.order[step]);
+      const PlanStep& s = plan.steps[step];
+      const bool own = layout.frame_of_step[step] == f;
+      if (own && is_enter_op(n.def)) {
+        if (!is_constant_enter(n)) frame.entered_slots.push_back(s.first_output);
+        continue;
+      }
+      if (own && is_next_iteration_op(n.def)) {
+        frame.next_slots.push_back(s.first_output);
+        continue;
+      }
+      if (own && n.def == &kLoopCondOp) {
+        if (frame.loop_cond_slot >= 0)
+          throw InvalidArgumentError(
+              "While loop frame '" + frame.name + "' has more than one LoopCond: '" + n.name + "'",
+              n.name);
+        frame.loop_cond_slot = s.first_output;
+      }
+      for (std::uint32_t i = 0; i < s.num_outputs; ++i)
+        frame.reset_slots.push_back(s.first_output + i);
+    }
+  }
+}
+
 inline Plan make_plan(const GraphState& g, const std::vector<std::optional<TensorRef>>& fetches,
                       const std::vector<NodeId>& targets, const std::vector<TensorRef>& feeds,
                       const PlanDevices& devices) {
@@ -367,14 +490,24 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
       if (!fed.count(in)) need(in.node);
     for (NodeId c : n.control_inputs) need(c);
   }
-  // Node ids are a topological order: a node's inputs always exist before it.
+  // Node ids are a topological order: a node's inputs always exist before it, but for a
+  // while loop's back edges. A loop's steps go together (runtime/frames.hpp).
   for (std::uint32_t i = 0; i < needed.size(); ++i)
     if (needed[i]) plan.order.push_back(NodeId{i});
+  FrameLayout layout = lay_out_frames(g, plan.order, [&](TensorRef t) { return fed.count(t) > 0; });
+  const bool has_loops = layout.frames.size() > 1;
+  if (has_loops) {
+    plan.order = std::move(layout.order);
+    check_loop_fetches_and_feeds(g, plan.order, layout, fetches, targets, feeds);
+  }
 
-  // Steps that may meet a dead tensor check first, and never fuse.
+  // Steps that may meet a dead tensor check first, and never fuse; so does every step
+  // of a loop, which runs again and again.
   std::vector<bool> guarded;
-  plan.dead_tensors = has_dead_outputs(g, plan.order);
+  plan.dead_tensors = has_loops || has_dead_outputs(g, plan.order);
   if (plan.dead_tensors) guarded = steps_that_may_meet_dead(g, plan.order, fed);
+  for (std::size_t step = 0; has_loops && step < plan.order.size(); ++step)
+    if (layout.frame_of_step[step] != 0) guarded[step] = true;
 
   if (devices.place) plan.device_of_step = devices.place(plan.order);
   auto device_of = [&](std::size_t step) -> std::size_t {
@@ -431,7 +564,18 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   plan.schedule =
       make_schedule(g, plan.order, plan.fusion, plan.output_slot, plan.input_begin,
                     plan.input_slots, plan.fetch_slots, plan.feed_slots, plan.num_slots);
-  resolve_steps(plan, g, devices, kernel_of_step, step_of_slot, guarded);
+  // A loop reads its LoopCond after each iteration, and its constant Enters in every one.
+  std::vector<bool> kept;
+  if (has_loops) {
+    kept.assign(plan.num_slots, false);
+    for (std::size_t step = 0; step < plan.order.size(); ++step) {
+      const Node& n = g.node(plan.order[step]);
+      if (n.def == &kLoopCondOp || (is_enter_op(n.def) && is_constant_enter(n)))
+        kept[plan.output_slot[step]] = true;
+    }
+  }
+  resolve_steps(plan, g, devices, kernel_of_step, step_of_slot, guarded, kept);
+  if (has_loops) plan_frames(plan, g, layout);
   return plan;
 }
 

@@ -2,9 +2,11 @@
 // The control ops' descriptions: NoOp (no outputs), and the two ops tf.cond is built
 // from, Switch (passes its data to output `pred`, leaving the other output dead) and
 // Merge (passes on whichever input is alive, with its index), and their forms for
-// variable references, RefSwitch and RefMerge. Their kernels are in
-// backend/cpu/kernels/control.hpp; tf.no_op, tf.group, switch_, merge and cond in
-// ops/control_flow_ops.hpp.
+// variable references, RefSwitch and RefMerge; and the four a while loop adds: Enter
+// (into a loop's frame), LoopCond (the loop's predicate), NextIteration (to the next
+// iteration) and Exit (out of the frame), with Ref forms of the first three. Their
+// kernels are in backend/cpu/kernels/control.hpp; tf.no_op, tf.group, switch_, merge,
+// cond and while_loop in ops/control_ops.hpp, ops/cond.hpp and ops/while_loop.hpp.
 
 #include <string>
 #include <vector>
@@ -85,5 +87,67 @@ SYMFLOW_OP_DEF(kRefMergeOp, OpDef{.type = "RefMerge",
                                   .ref_inputs = 0xFFFFFFFFu,
                                   .dead_outputs = true,
                                   .reads_dead = true});
+
+// Enter(data; frame_name, is_constant = false, parallel_iterations = 10): `data` as the
+// loop frame `frame_name` sees it. A constant Enter (a tensor from outside that the
+// loop reads) keeps its shape; a loop variable's may change from one iteration to the
+// next, so TensorFlow's shape function leaves it unknown (while_loop sets it from the
+// shape invariant).
+inline std::vector<TensorSpec> infer_enter(const InferContext& c) {
+  auto constant = c.attrs.find("is_constant");
+  const bool is_constant = constant != c.attrs.end() && std::get_if<bool>(&constant->second) &&
+                           std::get<bool>(constant->second);
+  return {{c.dtype(0), is_constant ? c.shape(0) : Shape::unknown()}};
+}
+inline std::vector<TensorSpec> infer_ref_enter(const InferContext& c) {
+  std::vector<TensorSpec> out = infer_enter(c);
+  out[0].is_ref = true;
+  return out;
+}
+SYMFLOW_OP_DEF(kEnterOp, OpDef{.type = "Enter", .num_inputs = 1, .infer = infer_enter});
+SYMFLOW_OP_DEF(kRefEnterOp,
+               OpDef{
+                   .type = "RefEnter", .num_inputs = 1, .infer = infer_ref_enter, .ref_inputs = 1});
+
+// Exit(data): a loop variable's last value, out of the frame.
+inline std::vector<TensorSpec> same_as_input_ref(const InferContext& c) {
+  TensorSpec out = c.inputs[0];
+  out.is_ref = true;
+  return {out};
+}
+SYMFLOW_OP_DEF(kExitOp, OpDef{.type = "Exit", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kRefExitOp, OpDef{.type = "RefExit",
+                                 .num_inputs = 1,
+                                 .infer = same_as_input_ref,
+                                 .ref_inputs = 1});
+
+// NextIteration(data): a loop variable's value for the next iteration, which the loop's
+// Merge reads (the graph's one back edge).
+SYMFLOW_OP_DEF(kNextIterationOp,
+               OpDef{.type = "NextIteration", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kRefNextIterationOp, OpDef{.type = "RefNextIteration",
+                                          .num_inputs = 1,
+                                          .infer = same_as_input_ref,
+                                          .ref_inputs = 1});
+
+// LoopCond(input): the loop's predicate, a bool scalar; the executor reads it after each
+// iteration to decide whether another one runs.
+inline std::vector<TensorSpec> infer_loop_cond(const InferContext& c) {
+  if (c.dtype(0) != DType::bool_)
+    throw TypeError("Input 'input' of 'LoopCond' Op has type " +
+                    std::string(dtype_name(c.dtype(0))) +
+                    " that does not match expected type of bool.");
+  require_rank(c.shape(0), 0);
+  return {{DType::bool_, Shape{}}};
+}
+SYMFLOW_OP_DEF(kLoopCondOp, OpDef{.type = "LoopCond", .num_inputs = 1, .infer = infer_loop_cond});
+
+// Whether a node of this type is one of a while loop's frame ops.
+inline bool is_enter_op(const OpDef* def) { return def == &kEnterOp || def == &kRefEnterOp; }
+inline bool is_exit_op(const OpDef* def) { return def == &kExitOp || def == &kRefExitOp; }
+inline bool is_next_iteration_op(const OpDef* def) {
+  return def == &kNextIterationOp || def == &kRefNextIterationOp;
+}
+inline bool is_merge_op(const OpDef* def) { return def == &kMergeOp || def == &kRefMergeOp; }
 
 }  // namespace symflow::detail

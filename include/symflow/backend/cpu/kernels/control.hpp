@@ -1,7 +1,7 @@
 #pragma once
 // The control ops' CPU kernels and kControlCpuKernels, the table that maps their
-// OpDefs (ops/defs/control.hpp) to them. Switch and Merge only pass buffers on, so the
-// Thrust backend uses them too: a predicate in device memory is read on the host.
+// OpDefs (ops/defs/control.hpp) to them. They only pass buffers on, so the Thrust
+// backend uses them too: a predicate in device memory is read on the host.
 
 #include <array>
 #include <cstdint>
@@ -59,12 +59,24 @@ inline void ref_merge_kernel(KernelContext& ctx) {
   }
 }
 
+// Enter, Exit, NextIteration and LoopCond pass their input on: the executor gives them
+// their meaning (runtime/frames.hpp). Their Ref forms pass the variable itself on.
+inline void pass_on_kernel(KernelContext& ctx) { ctx.set_output(0, ctx.input(0)); }
+inline void pass_on_ref_kernel(KernelContext& ctx) { ctx.forward_ref(0, 0); }
+
 inline constexpr auto kControlCpuKernels = std::to_array<CpuKernel>({
     {&kNoOp, no_op_kernel},
     {&kSwitchOp, switch_kernel},
     {&kRefSwitchOp, ref_switch_kernel},
     {&kMergeOp, merge_kernel},
     {&kRefMergeOp, ref_merge_kernel},
+    {&kEnterOp, pass_on_kernel},
+    {&kRefEnterOp, pass_on_ref_kernel},
+    {&kExitOp, pass_on_kernel},
+    {&kRefExitOp, pass_on_ref_kernel},
+    {&kNextIterationOp, pass_on_kernel},
+    {&kRefNextIterationOp, pass_on_ref_kernel},
+    {&kLoopCondOp, pass_on_kernel},
 });
 
 }  // namespace symflow::detail
