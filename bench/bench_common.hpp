@@ -35,6 +35,7 @@ inline constexpr std::int64_t kMlpBatches[] = {64, 256};
 inline constexpr int kBranches = 4;
 inline constexpr std::int64_t kBranchSize = 256;
 inline constexpr int kOverheadAdds = 10;
+inline constexpr std::int32_t kLoopIterations = 100000;  // while_loop's n
 
 // conv2d: batch 32, NHWC 32x32x16 -> 32 channels, 3x3 filter, SAME padding, stride 1.
 struct ConvShape {

@@ -62,6 +62,9 @@ WORKLOADS = [
      "softmax cross-entropy, at this batch size"),
     ("epoch", ["60000"], ["symflow", "libtorch", "tensorflow"],
      "one Fashion-MNIST epoch (60000 images, batch 64) of that MLP"),
+    ("while_loop", ["100000"], ["symflow", "tensorflow"],
+     "tf.while_loop counting i < n by i + 1 with n = 100000 fed (control flow v1), time per "
+     "run: divide by 100000 for one iteration"),
 ]
 
 
@@ -310,6 +313,21 @@ def evaluate_targets(results):
             out.append((f"epoch: faster than {label}", t,
                         f"{ratio_text(p / sf)}" if sf and p else "missing figure",
                         p > sf if sf and p else None))
+        # A loop iteration runs Less and Add: against two straight-line nodes plus 1 µs.
+        sf = get(f"while_loop/symflow/100000/{t}")
+        tfl = get(f"while_loop/tensorflow/100000/{t}")
+        node = get(f"overhead/symflow/10/{t}")
+        out.append(("while_loop: ≥ 20x less per iteration than TensorFlow", t,
+                    f"{ratio_text(tfl / sf)}" if sf and tfl else "missing figure",
+                    tfl / sf >= 20 if sf and tfl else None))
+        if sf and node:
+            per_iteration, straight = sf / 100000, 2 * node / 10
+            out.append(("while_loop: ≤ the same ops in a straight line + 1 µs per iteration", t,
+                        f"{human(per_iteration)} per iteration; straight line "
+                        f"{human(straight)}", per_iteration <= straight + 1000))
+        else:
+            out.append(("while_loop: ≤ the same ops in a straight line + 1 µs per iteration", t,
+                        "missing figure", None))
     return out
 
 

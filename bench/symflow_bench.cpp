@@ -10,6 +10,7 @@
 //                                     symflow_serial: inter_op_parallelism_threads = 1
 //   mlp_step/symflow/64,256           one GradientDescentOptimizer step of the 784-256-128-10 MLP
 //   epoch/symflow/60000               one Fashion-MNIST epoch of that MLP at batch 64
+//   while_loop/symflow/100000         tf.while_loop counting i < n by i + 1, n = 100000 fed
 //
 // Every run returns fresh Values, as Session::run does for its users; inputs are built
 // once, outside the timed loop. The names are the keys of bench/results.json.
@@ -72,6 +73,27 @@ tf::Value to_value(const std::vector<float>& v, tf::Dims dims) {
   }
   state.counters["per_node_ns"] =
       benchmark::Counter(static_cast<double>(state.iterations()) * bench::kOverheadAdds,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// while_loop: i = 0; while (i < n) i = i + 1, with n fed: the executor's cost per
+// iteration of a loop (docs/control-flow.md), besides the Less and the Add.
+[[maybe_unused]] void while_counter(benchmark::State& state, int threads) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto n = tf::placeholder<std::int32_t>(tf::Shape{}, "n");
+  tf::Output r = tf::while_loop([&](const tf::Output& i) { return i < n; },
+                                [](const tf::Output& i) { return i + 1; }, tf::constant(0));
+  tf::Session sess(g, config_for(threads, true));
+  tf::FeedDict feeds{{n, tf::Value(bench::kLoopIterations)}};
+  if (sess.run(r, feeds).scalar<std::int32_t>() != bench::kLoopIterations)
+    state.SkipWithError("while_loop: wrong result");
+  for (auto _ : state) {
+    tf::Value out = sess.run(r, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  state.counters["per_iteration_ns"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * bench::kLoopIterations,
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
@@ -244,6 +266,8 @@ void register_all() {
   for (int t : bench::kThreads) {
     bench::add("overhead", "symflow", "10", t, [t](auto& s) { overhead(s, t, true); });
     bench::add("overhead", "symflow_unfused", "10", t, [t](auto& s) { overhead(s, t, false); });
+    bench::add("while_loop", "symflow", std::to_string(bench::kLoopIterations), t,
+               [t](auto& s) { while_counter(s, t); });
     for (const auto& [n, label] : bench::kChainSizes) {
       bench::add("chain", "symflow", label, t, [n = n, t](auto& s) { chain(s, n, t, true); });
       bench::add("chain", "symflow_unfused", label, t,

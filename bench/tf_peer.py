@@ -9,6 +9,7 @@ session's ConfigProto setting intra- and inter-op threads.
   conv2d/tensorflow/32         tf.nn.conv2d, NHWC [32,32,32,16] * [3,3,16,32], SAME
   mlp_step/tensorflow/64,256   one GradientDescentOptimizer step of the 784-256-128-10 MLP
   epoch/tensorflow/60000       one Fashion-MNIST epoch of that MLP at batch 64
+  while_loop/tensorflow/100000 tf.while_loop counting i < n by i + 1 (control flow v1), n fed
 
 One thread count per process (--threads): TensorFlow sizes some of its thread pools once
 per process, so two counts in one process would measure the first count twice. Times are
@@ -199,6 +200,18 @@ def bench_epoch(threads, reps, _min_time):
             yield "epoch/tensorflow/60000", measure(one_epoch, reps, 0, iterations=1)
 
 
+def bench_while_loop(threads, reps, min_time):
+    n = 100000
+    g = tf.Graph()
+    with g.as_default():
+        limit = tf1.placeholder(tf.int32, [], name="n")
+        r = tf1.while_loop(lambda i: i < limit, lambda i: i + 1, [tf.constant(0)])
+        with tf1.Session(graph=g, config=config(threads)) as sess:
+            assert sess.run(r, {limit: n}) == n
+            yield (f"while_loop/tensorflow/{n}",
+                   measure(lambda: sess.run(r, {limit: n}), reps, min_time))
+
+
 WORKLOADS = {
     "overhead": bench_overhead,
     "chain": bench_chain,
@@ -207,6 +220,7 @@ WORKLOADS = {
     "branches": bench_branches,
     "mlp_step": bench_mlp_step,
     "epoch": bench_epoch,
+    "while_loop": bench_while_loop,
 }
 
 
@@ -223,6 +237,7 @@ def main():
     args = parser.parse_args()
 
     tf1.disable_eager_execution()
+    tf1.disable_control_flow_v2()  # TF1's while loops: Enter, Merge, Switch, ... in the graph
     results = {"context": {"tensorflow": tf.__version__, "threads": args.threads,
                            "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default")},
                "medians": {}, "samples": {}}
