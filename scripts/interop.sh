@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make interop: symflow against real TensorFlow. Installs python3 and pip's tensorflow-cpu
-# when missing (as `make bench` does), builds symflow-run in $BUILD_DIR, and runs
-# tests/interop/interop.py: TensorFlow writes models (binary, text and strip_default_attrs
-# GraphDefs) that symflow runs, and reads back the GraphDefs symflow writes; every output
-# must match TensorFlow's own.
+# (and tf_keras, for tf.layers) when missing (as `make bench` does), builds symflow-run in
+# $BUILD_DIR, and runs tests/interop/interop.py: TensorFlow writes models (binary, text
+# and strip_default_attrs GraphDefs) that symflow runs, and reads back the GraphDefs
+# symflow writes; every output must match TensorFlow's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +24,14 @@ if ! "$PYTHON" -c "import tensorflow" >/dev/null 2>&1; then
   # Debian 12's Python is "externally managed" (PEP 668); older pips do not know the flag.
   "$PYTHON" -m pip install --quiet --break-system-packages tensorflow-cpu ||
     "$PYTHON" -m pip install --quiet tensorflow-cpu
+fi
+
+# tf.layers for the models that use it: Keras 2 (tf_keras). --no-deps: it names the
+# `tensorflow` package, which tensorflow-cpu provides under another name.
+if ! "$PYTHON" -c "import tf_keras" >/dev/null 2>&1; then
+  echo "interop: installing tf_keras with pip"
+  "$PYTHON" -m pip install --quiet --no-deps --break-system-packages tf_keras ||
+    "$PYTHON" -m pip install --quiet --no-deps tf_keras
 fi
 
 cmake --build "$BUILD_DIR" --target symflow-run -j"$JOBS"

@@ -11,10 +11,14 @@ import os
 import subprocess
 import sys
 
-import numpy as np
-import tensorflow.compat.v1 as tf
-from tensorflow.core.protobuf import meta_graph_pb2
-from tensorflow.python.framework import meta_graph
+# tf.layers (batch_normalization, dropout) is Keras 2's: pip's tf_keras, which TensorFlow
+# uses when this is set before it is imported.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+import numpy as np  # noqa: E402
+import tensorflow.compat.v1 as tf  # noqa: E402
+from tensorflow.core.protobuf import meta_graph_pb2  # noqa: E402
+from tensorflow.python.framework import meta_graph  # noqa: E402
 
 tf.disable_v2_behavior()
 
@@ -149,6 +153,25 @@ def while_loops(seed):
     return build
 
 
+def training_switch(training):
+    """tf.layers.dense, batch_normalization and dropout on a `training` placeholder, as a
+    TF1 model is written for training and inference at once: both layers become conds on
+    the placeholder. Dropout is fetched only when it is off (its mask is random)."""
+    def build():
+        x = tf.placeholder(tf.float32, [4, 3], name="x")
+        is_training = tf.placeholder(tf.bool, [], name="training")
+        h = tf.layers.dense(x, 5, activation=tf.nn.relu, name="dense",
+                            kernel_initializer=tf.random_normal_initializer(seed=1))
+        b = tf.layers.batch_normalization(h, training=is_training, name="bn")
+        d = tf.layers.dropout(b, rate=0.5, training=is_training, seed=3, name="drop")
+        tf.identity(b, name="normalized")
+        tf.identity(d, name="dropped")
+        feeds = {"x:0": np.random.RandomState(0).randn(4, 3).astype(np.float32),
+                 "training:0": np.bool_(training)}
+        return feeds, ["normalized:0"] + ([] if training else ["dropped:0"])
+    return build
+
+
 def strip_default_attrs(graph_def):
     """The GraphDef as export_meta_graph(strip_default_attrs=True) writes it."""
     m = meta_graph_pb2.MetaGraphDef()
@@ -236,7 +259,9 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise),
                         ("cond_a", control_flow(5)), ("cond_b", control_flow(11)),
-                        ("while_a", while_loops(3)), ("while_b", while_loops(7))]:
+                        ("while_a", while_loops(3)), ("while_b", while_loops(7)),
+                        ("layers_training", training_switch(True)),
+                        ("layers_inference", training_switch(False))]:
         folder = os.path.join(WORK, name)
         os.makedirs(folder, exist_ok=True)
         graph_def, feeds, fetches, want = frozen(build)
