@@ -165,6 +165,11 @@ class Run {
         break;
       case PlanStep::Kind::guarded:
         if (meets_dead(s, step)) return die(s, step);
+        if (!plan_.constants[step].is_none() && devices_.host(s.device)) {
+          slots_.values[s.first_output] = plan_.constants[step];  // a Const in a branch or loop
+          slots_.dead[s.first_output] = 0;
+          return;
+        }
         break;
       case PlanStep::Kind::kernel:
         break;
@@ -179,10 +184,14 @@ class Run {
       }
     }
     run_kernel_step(s, step, buf);
+    if (s.kind != PlanStep::Kind::guarded) return;
+    // What it wrote is alive (a loop's NextIteration writes a slot that was dead before
+    // the loop's first iteration).
+    for (std::uint32_t o = s.first_output; o < s.first_output + s.num_outputs; ++o)
+      if (!slots_.values[o].is_none() || slots_.refs[o]) slots_.dead[o] = 0;
     // A Merge whose inputs were all dead is dead itself, for the ops it orders (a Switch
     // that ran is not, whichever side it left dead).
-    if (s.kind == PlanStep::Kind::guarded && plan_.nodes[step].def->reads_dead &&
-        slots_.dead[s.first_output])
+    if (plan_.nodes[step].def->reads_dead && slots_.dead[s.first_output])
       scratch_.dead_steps[step] = 1;
   }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 
 #include "symflow/backend/backend.hpp"
 #include "symflow/backend/cpu/kernel_table.hpp"
@@ -31,17 +32,26 @@ inline void ref_switch_kernel(KernelContext& ctx) {
   ctx.forward_ref(0, switch_predicate(ctx) ? 1 : 0);
 }
 
+// Merge's value_index `i` on the kernel's device. On the host, indices 0 to 3 share
+// read-only buffers, so that a loop's Merges allocate nothing per iteration.
+inline Value merge_index(const KernelContext& ctx, std::size_t i) {
+  static const Value kShared[] = {Value(std::int32_t{0}), Value(std::int32_t{1}),
+                                  Value(std::int32_t{2}), Value(std::int32_t{3})};
+  Value index = i < std::size(kShared) ? kShared[i] : Value(static_cast<std::int32_t>(i));
+  return ctx.backend() && ctx.backend()->memory_space() == MemorySpace::device
+             ? ctx.backend()->from_host(index)
+             : index;
+}
+
 // The first input that is alive, and its index; with none alive the outputs stay empty
 // (dead). TensorFlow's Merge takes whichever arrives first; in a graph built by cond at
-// most one is alive.
+// most one is alive, and in a loop's Merge the Enter in the first iteration, the
+// NextIteration after.
 inline void merge_kernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (ctx.input(i).is_none()) continue;
     ctx.set_output(0, ctx.input(i));
-    Value index(static_cast<std::int32_t>(i));
-    ctx.set_output(1, ctx.backend() && ctx.backend()->memory_space() == MemorySpace::device
-                          ? ctx.backend()->from_host(index)
-                          : std::move(index));
+    ctx.set_output(1, merge_index(ctx, i));
     return;
   }
 }
@@ -51,10 +61,7 @@ inline void ref_merge_kernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
     if (!ctx.has_ref_input(i)) continue;
     ctx.forward_ref(i, 0);
-    Value index(static_cast<std::int32_t>(i));
-    ctx.set_output(1, ctx.backend() && ctx.backend()->memory_space() == MemorySpace::device
-                          ? ctx.backend()->from_host(index)
-                          : std::move(index));
+    ctx.set_output(1, merge_index(ctx, i));
     return;
   }
 }
