@@ -123,7 +123,7 @@ TEST_CASE("ops/while_loop: a loop whose condition is false at once runs no itera
   tf::Session s(g);
   CHECK(s.run(count, {{n, tf::Value(0)}}).scalar<std::int32_t>() == 0);
   CHECK(s.run(count, {{n, tf::Value(-3)}}).scalar<std::int32_t>() == 0);
-  CHECK(s.run(count, {{n, tf::Value(100000)}}).scalar<std::int32_t>() == 100000);
+  CHECK(s.run(count, {{n, tf::Value(2000)}}).scalar<std::int32_t>() == 2000);
 }
 
 TEST_CASE("ops/while_loop: maximum_iterations adds TensorFlow's counter") {
