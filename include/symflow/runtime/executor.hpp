@@ -93,8 +93,7 @@ class Run {
     if (plan_.dead_tensors) scratch_.start_dead_flags();
     if (!plan_.frames.empty()) {
       sweep_all_ = true;  // a loop's slots are written again and again
-      run_positions(0, static_cast<std::uint32_t>(plan_.active_steps.size()), -1,
-                    scratch_.threads[0]);
+      run_root(scratch_.threads[0]);
     } else if (threaded_) {
       run_on_threads();
     } else {
@@ -165,6 +164,7 @@ class Run {
         break;
       case PlanStep::Kind::guarded:
         if (meets_dead(s, step)) return die(s, step);
+        if (s.passes_on) return pass_on(s, step);
         if (!plan_.constants[step].is_none() && devices_.host(s.device)) {
           slots_.values[s.first_output] = plan_.constants[step];  // a Const in a branch or loop
           slots_.dead[s.first_output] = 0;
@@ -193,6 +193,42 @@ class Run {
     // that ran is not, whichever side it left dead).
     if (plan_.nodes[step].def->reads_dead && slots_.dead[s.first_output])
       scratch_.dead_steps[step] = 1;
+  }
+
+  // A guarded Enter, Exit, NextIteration or LoopCond: its output is its input, without a
+  // KernelContext or a kernel call (a loop's iteration runs several of them).
+  void pass_on(const PlanStep& s, std::size_t step) {
+    const std::uint32_t k = s.first_input;
+    const std::string& name = plan_.nodes[step].name;
+    Value v;
+    switch (plan_.input_modes[k]) {
+      case InputMode::constant:
+        v = scratch_.args[k];
+        break;
+      case InputMode::direct:
+        v = std::move(scratch_.args[k]);
+        break;
+      case InputMode::move:
+        if (!threaded_) {
+          slots_.take(plan_.input_slots[k], name, v);
+          break;
+        }
+        [[fallthrough]];
+      default:
+        v = slots_.read(plan_.input_slots[k], name);
+        break;
+    }
+    if (v.is_none())
+      throw InternalError(std::string(plan_.nodes[step].def->type) + " found no value in its input",
+                          name);
+    if (v.memory_space() != devices_.memory_space(s.device))
+      v = devices_.moved_to(std::move(v), s.device);
+    if (s.output_argument == PlanStep::kNoArgument)
+      slots_.values[s.first_output] = std::move(v);
+    else
+      scratch_.args[s.output_argument] = std::move(v);
+    slots_.dead[s.first_output] = 0;
+    inputs_read(s);
   }
 
   // Gathers the step's inputs into its arguments and calls its kernel.
@@ -297,18 +333,16 @@ class Run {
   }
 
   // ---- while loops (runtime/frames.hpp) ---------------------------------------------
-  // Runs the steps at positions [begin, end) of Plan::active_steps, which belong to
-  // frame `frame` (-1: the root): a nested frame that starts there runs as a whole.
-  void run_positions(std::uint32_t begin, std::uint32_t end, std::int32_t frame, StepBuffers& buf) {
-    for (std::uint32_t p = begin; p < end;) {
-      const std::int32_t nested = plan_.frame_at[p];
-      if (nested >= 0 && nested != frame) {
-        run_frame(nested, buf);
-        p = plan_.frames[static_cast<std::size_t>(nested)].end;
+  // Runs the root frame's steps in plan order, a loop that starts among them as a whole.
+  void run_root(StepBuffers& buf) {
+    const auto end = static_cast<std::uint32_t>(plan_.active_steps.size());
+    for (std::uint32_t p = 0; p < end;) {
+      if (const std::int32_t f = plan_.frame_at[p]; f >= 0) {
+        run_frame(f, buf);
+        p = plan_.frames[static_cast<std::size_t>(f)].end;
         continue;
       }
-      run_step(plan_.active_steps[p], buf);
-      ++p;
+      run_step(plan_.active_steps[p++], buf);
     }
   }
 

@@ -149,5 +149,9 @@ inline bool is_next_iteration_op(const OpDef* def) {
   return def == &kNextIterationOp || def == &kRefNextIterationOp;
 }
 inline bool is_merge_op(const OpDef* def) { return def == &kMergeOp || def == &kRefMergeOp; }
+// The frame ops whose output is their input's value (not a reference's).
+inline bool passes_value_on(const OpDef* def) {
+  return def == &kEnterOp || def == &kExitOp || def == &kNextIterationOp || def == &kLoopCondOp;
+}
 
 }  // namespace symflow::detail
