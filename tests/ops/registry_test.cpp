@@ -158,7 +158,8 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   (void)scatter_add(v, {0}, {5});
   (void)scatter_sub(v, {0}, {5});
   (void)is_variable_initialized(v);
-  (void)v.initialized_value();
+  (void)v.initialized_value();                                  // IsVariableInitialized, a cond
+  (void)variable_or_initial_value(v.ref(), v.initial_value());  // _VariableOrInitialValue
   (void)random_normal({2});
   (void)random_uniform({2});
   (void)random_uniform({2}, DType::int32, {.maxval = 10});

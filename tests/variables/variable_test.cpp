@@ -2,6 +2,11 @@
 // sessions, and its errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_variables_variable_test {
@@ -171,8 +176,9 @@ TEST_CASE("variables/variable: initialized_value() is the initial value until in
     tf::control_dependencies deps({dep});
     twice = a.initialized_value() * 2.0f;
   }
-  CHECK(twice.op().inputs()[0].op().name() == "a/initialized_value");
-  CHECK(twice.op().inputs()[0].op().control_inputs().empty());
+  const tf::Operation merge = twice.op().inputs()[0].op();
+  CHECK(merge.name() == "cond/Merge");
+  CHECK(merge.control_inputs().empty());
   tf::Variable b(twice, {.name = "b"});
   tf::Session sess(g);
   sess.run(b.initializer());  // a is not initialised: b starts from a's initial value
@@ -181,6 +187,67 @@ TEST_CASE("variables/variable: initialized_value() is the initial value until in
   sess.run(a.assign(7.0f));
   sess.run(b.initializer());  // now from a's value
   CHECK(sess.run(b).scalar<float>() == 14.0f);
+}
+
+// "name op input, input, ..." for every node whose name starts with `prefix`.
+std::vector<std::string> nodes_under(const tf::Graph& g, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const tf::NodeDef& n : g.as_graph_def().node) {
+    if (n.name.rfind(prefix, 0) != 0) continue;
+    std::string line = n.name + " " + n.op;
+    for (std::size_t i = 0; i < n.input.size(); ++i) line += (i ? ", " : " ") + n.input[i];
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST_CASE("variables/variable: initialized_value() is TensorFlow's cond, built outside a loop") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  tf::Variable a(5.0f, {.name = "a"});
+  tf::Output x;
+  {
+    tf::name_scope outer("outer");
+    x = a.initialized_value();
+  }
+  // TensorFlow 2.21, tf.compat.v1 with control flow v1, in this order.
+  const std::vector<std::string> tf_nodes = {
+      "outer/IsVariableInitialized IsVariableInitialized a",
+      "outer/cond/Switch Switch outer/IsVariableInitialized, outer/IsVariableInitialized",
+      "outer/cond/switch_t Identity outer/cond/Switch:1",
+      "outer/cond/switch_f Identity outer/cond/Switch",
+      "outer/cond/pred_id Identity outer/IsVariableInitialized",
+      "outer/cond/read Identity outer/cond/read/Switch:1",
+      "outer/cond/read/Switch RefSwitch a, outer/cond/pred_id",
+      "outer/cond/Switch_1 Switch a/initial_value, outer/cond/pred_id",
+      "outer/cond/Merge Merge outer/cond/Switch_1, outer/cond/read",
+  };
+  std::vector<std::string> got = nodes_under(g, "outer/");
+  std::vector<std::string> want = tf_nodes;
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  CHECK(got == want);
+  CHECK(x.dtype() == tf::DType::float32);
+
+  // In a loop's body, TensorFlow builds it outside the loop and enters its value.
+  auto i = tf::placeholder<std::int32_t>(tf::Shape{}, "i");
+  tf::Output r = tf::while_loop(
+      [](const tf::Output& k) { return k < 12; },
+      [&](const tf::Output& k) { return k + tf::cast(a.initialized_value(), tf::DType::int32); },
+      i);
+  const std::vector<std::string> loop_nodes = nodes_under(g, "while/");
+  auto has = [&](const std::string& line) {
+    return std::find(loop_nodes.begin(), loop_nodes.end(), line) != loop_nodes.end();
+  };
+  CHECK(has("while/IsVariableInitialized IsVariableInitialized a"));
+  CHECK(has("while/cond/Merge Merge while/cond/Switch_1, while/cond/read"));
+  CHECK(has("while/Cast/Enter Enter while/cond/Merge"));
+  CHECK(has("while/Cast Cast while/Cast/Enter, ^while/Identity"));
+  tf::Session sess(g);
+  CHECK(sess.run(r, {{i, tf::Value(0)}}).scalar<std::int32_t>() == 15);  // 0, 5, 10, 15
+  sess.run(a.initializer());
+  sess.run(a.assign(4.0f));
+  CHECK(sess.run(r, {{i, tf::Value(0)}}).scalar<std::int32_t>() == 12);  // 0, 4, 8, 12
 }
 
 }  // namespace symflow_test_variables_variable_test

@@ -68,7 +68,8 @@ inline Output scatter_sub(const Output& ref, const TensorArg& indices, const Ten
   return detail::scatter(detail::kScatterSubOp, ref, indices, updates, use_locking, name);
 }
 
-// The value of the variable behind `ref` once initialised, else `initial_value`.
+// The value of the variable behind `ref` once initialised, else `initial_value`, as one
+// _VariableOrInitialValue op (Variable::initialized_value() builds TensorFlow's cond).
 inline Output variable_or_initial_value(const Output& ref, const Output& initial_value,
                                         std::string_view name = {}) {
   Graph g = graph_of({ref});

@@ -4,6 +4,7 @@
 //   initializer) and Variable/read (Identity: the value other ops use),
 // and adds the variable to GLOBAL_VARIABLES (and TRAINABLE_VARIABLES).
 
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "symflow/graph/collections.hpp"
 #include "symflow/graph/scopes.hpp"
 #include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/cond.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/state_ops.hpp"
 
@@ -71,9 +73,23 @@ class Variable {
   const Output& value() const { return snapshot_; }
   Output initial_value() const { return initializer_.inputs().at(1); }
   // The variable's value, or its initial value while it is uninitialised: what to
-  // initialise another variable from when it depends on this one.
+  // initialise another variable from when it depends on this one. TensorFlow's cond on
+  // IsVariableInitialized, in the current name scope, outside any control dependency or
+  // cond or loop being built (init_scope).
   Output initialized_value() const {
-    return variable_or_initial_value(ref(), initial_value(), op_.name() + "/initialized_value");
+    Graph g = op_.graph();
+    control_dependencies lifted(g, nullptr);
+    detail::GraphState& state = g.state();
+    struct OutsideControlFlow {
+      detail::GraphState& state;
+      std::uint32_t saved = state.current_context;
+      ~OutsideControlFlow() { state.current_context = saved; }
+    } outside{state};
+    state.current_context = 0;
+    const Output variable = ref(), initial = initial_value();
+    return cond(
+        is_variable_initialized(variable), [&] { return identity(variable, "read"); },
+        [&] { return initial; });
   }
   // The reference tensor ("<name>:0", dtype float32_ref): what assign ops write.
   Output ref() const { return op_.output(0); }

@@ -141,9 +141,9 @@ SYMFLOW_OP_DEF(kScatterAddOp, scatter_op_def<ScatterAddFn>());
 SYMFLOW_OP_DEF(kScatterSubOp, scatter_op_def<ScatterSubFn>());
 
 // ---- _VariableOrInitialValue ------------------------------------------------------
-// Variable.initialized_value(): the variable's value once it is initialised, its
-// initial value before. TensorFlow builds this as a cond (Switch/Merge); symflow
-// has no control-flow ops, so one op with the same result stands in for them.
+// The variable's value once it is initialised, its initial value before: what
+// Variable.initialized_value() built before it became TensorFlow's cond. Kept so that
+// graphs written then still import and run.
 inline std::vector<TensorSpec> infer_variable_or_initial(const InferContext& c) {
   require_ref(c, "_VariableOrInitialValue");
   check_same_dtype(c, "_VariableOrInitialValue", {"ref", "initial_value"});
