@@ -3,9 +3,9 @@
 // a product and a sum into one FMA unless the loop forbids it (backend/cpu/fused_pairs.hpp),
 // and fused results would no longer equal the node-by-node ones.
 //
-// It runs the CPU's fused kernel on the program the planner builds for x * y + z, without
-// a Session: a header-only Session compiles every CPU kernel for this machine (minutes on
-// CI), and the kernels other than the fused one are not what -march=native could change.
+// It runs the CPU's fused kernel directly on a program of Mul and Add, as the planner
+// would fuse x * y + z, without a Session: a header-only Session would compile every CPU
+// kernel for this machine (minutes on CI), and this test checks the pair loops only.
 #include <doctest/doctest.h>
 
 #include <array>
