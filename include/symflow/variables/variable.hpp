@@ -4,7 +4,6 @@
 //   initializer) and Variable/read (Identity: the value other ops use),
 // and adds the variable to GLOBAL_VARIABLES (and TRAINABLE_VARIABLES).
 
-#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -77,15 +76,7 @@ class Variable {
   // IsVariableInitialized, in the current name scope, outside any control dependency or
   // cond or loop being built (init_scope).
   Output initialized_value() const {
-    Graph g = op_.graph();
-    control_dependencies lifted(g, nullptr);
-    detail::GraphState& state = g.state();
-    struct OutsideControlFlow {
-      detail::GraphState& state;
-      std::uint32_t saved = state.current_context;
-      ~OutsideControlFlow() { state.current_context = saved; }
-    } outside{state};
-    state.current_context = 0;
+    control_dependencies lifted(op_.graph(), nullptr);  // leaves conds and loops too
     const Output variable = ref(), initial = initial_value();
     return cond(
         is_variable_initialized(variable), [&] { return identity(variable, "read"); },
