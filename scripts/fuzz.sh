@@ -37,6 +37,7 @@ seeds() {
     graph_def) echo "$SHARED/fixtures/tf/tf1_small_graphdefs $SHARED/fixtures/tf/tf2_frozen_dense_graphdef" ;;
     tf_checkpoint_index)
       echo "$SHARED/fixtures/tf/tf1_half_plus_two_ckpt $SHARED/fixtures/tf/tf1_half_plus_two_savedmodel/variables $SHARED/fixtures/tf/tf1_mnist_mlp_ckpt/checkpoint" ;;
+    tf_string_tensor) ;;  # its corpus folder holds the seeds
   esac
 }
 

@@ -14,6 +14,8 @@ packages=(
   doctest-dev
   zlib1g-dev
   libsnappy-dev
+  libre2-dev
+  pkgconf
   dataset-fashion-mnist
 )
 

@@ -18,8 +18,10 @@
 // names: `.pb` binary, `.json` symflow's JSON, anything else protobuf text.
 // Every error names the file or node and what was expected; the exit status is 1 on any
 // error and 2 on a usage error.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -154,19 +156,91 @@ tf::DType npy_dtype(const std::string& path) {
   if (descr == "<i8") return tf::int64;
   if (descr == "|u1") return tf::uint8;
   if (descr == "|b1") return tf::bool_;
+  if (descr.rfind("|S", 0) == 0) return tf::string;
   throw tf::InvalidArgumentError(path + ": element type '" + descr +
-                                 "' is not one symflow has: expected <f4, <f8, <i4, <i8, |u1 or "
-                                 "|b1 (little-endian)");
+                                 "' is not one symflow has: expected <f4, <f8, <i4, <i8, |u1, "
+                                 "|b1 (little-endian) or |S<n> (bytes)");
+}
+
+// A .npy file of NumPy bytes ('|S<n>': each element n bytes, NUL-padded), which xtensor
+// does not read: version 1 or 2 header, C order.
+tf::Value load_string_npy(const std::string& path) {
+  const std::string bytes = tf::io::read_file(path);
+  auto corrupt = [&](const std::string& why) -> tf::DataLossError {
+    return tf::DataLossError(path + ": " + why);
+  };
+  if (bytes.size() < 10) throw corrupt("the .npy header is cut off");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const std::size_t size_bytes = major == 1 ? 2 : 4;
+  std::size_t header_len = 0;
+  for (std::size_t b = size_bytes; b-- > 0;)
+    header_len = header_len << 8 | static_cast<unsigned char>(bytes[8 + b]);
+  const std::size_t start = 8 + size_bytes + header_len;
+  if (start > bytes.size()) throw corrupt("the .npy header is cut off");
+  const std::string header = bytes.substr(8 + size_bytes, header_len);
+  if (header.find("'fortran_order': False") == std::string::npos)
+    throw corrupt("only C-ordered .npy files are read");
+  const auto descr = header.find("'|S");
+  const std::size_t width = std::strtoull(header.c_str() + descr + 3, nullptr, 10);
+  const auto key = header.find("'shape'");
+  const auto open = header.find('(', key);
+  const auto close = header.find(')', open);
+  if (key == std::string::npos || open == std::string::npos || close == std::string::npos)
+    throw corrupt("the .npy header has no 'shape'");
+  tf::Dims dims;
+  for (std::size_t at = open + 1; at < close;) {
+    char* end = nullptr;
+    const long long d = std::strtoll(header.c_str() + at, &end, 10);
+    if (end == header.c_str() + at) break;
+    dims.push_back(d);
+    at = static_cast<std::size_t>(end - header.c_str()) + 1;
+  }
+  tf::Value v(tf::string, dims);
+  if (bytes.size() - start != static_cast<std::size_t>(v.size()) * width)
+    throw corrupt("expected " + std::to_string(v.size() * static_cast<std::int64_t>(width)) +
+                  " bytes of strings, found " + std::to_string(bytes.size() - start));
+  std::string* out = v.data<std::string>();
+  for (std::int64_t i = 0; i < v.size(); ++i) {
+    std::string s = bytes.substr(start + static_cast<std::size_t>(i) * width, width);
+    s.erase(s.find_last_not_of('\0') + 1);  // NumPy strips the padding
+    out[i] = std::move(s);
+  }
+  return v;
+}
+
+// Strings as NumPy's bytes dtype, '|S<longest>'.
+void save_string_npy(const std::string& path, const tf::Value& v) {
+  std::size_t width = 1;
+  for (const std::string& s : v.flat<std::string>()) width = std::max(width, s.size());
+  std::string shape = "(";
+  for (std::size_t i = 0; i < v.dims().size(); ++i)
+    shape += std::to_string(v.dims()[i]) + (v.dims().size() == 1 || i + 1 < v.dims().size() ? "," : "");
+  shape += ")";
+  std::string header =
+      "{'descr': '|S" + std::to_string(width) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.resize(((10 + header.size() + 1 + 63) / 64) * 64 - 10 - 1, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  out += header;
+  for (const std::string& s : v.flat<std::string>()) out += s + std::string(width - s.size(), '\0');
+  tf::io::write_file_atomically(path, out);
 }
 
 tf::Value load_npy(const std::string& path) {
-  return tf::visit_dtype(npy_dtype(path), [&](auto tag) {
+  const tf::DType dtype = npy_dtype(path);
+  if (dtype == tf::string) return load_string_npy(path);
+  return tf::visit_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     return tf::from_xarray(xt::load_npy<T>(path));
   });
 }
 
 void save_npy(const std::string& path, const tf::Value& v) {
+  if (v.dtype() == tf::string) return save_string_npy(path, v);
   tf::visit_dtype(v.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     xt::dump_npy(path, tf::to_xarray<T>(v));

@@ -8,6 +8,7 @@ and must give TensorFlow's outputs. Then symflow writes each graph back (symflow
 outputs again. Exits non-zero, listing every mismatch, if anything differs.
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -255,6 +256,53 @@ def check_checkpoints(folder):
                     g_, w)
 
 
+def check_saver_graph(folder):
+    """TensorFlow's whole graph, Saver ops included (SaveV2, RestoreV2 and a string
+    variable), and its checkpoint: symflow runs the Saver's restore op with the prefix
+    fed, gets TensorFlow's outputs, then runs the Saver's save op; TensorFlow reads the
+    checkpoint symflow wrote and finds its own values."""
+    os.makedirs(folder, exist_ok=True)
+    g = tf.Graph()
+    with g.as_default():
+        feeds, fetches = mlp()
+        note = tf.Variable(b"trained \xff", name="note")
+        saver = tf.train.Saver()
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, os.path.join(folder, "model.ckpt"))
+            want = sess.run(fetches, feeds)
+        tf.io.write_graph(g.as_graph_def(), folder, "saver_graph.pb", as_text=False)
+        filename = saver.saver_def.filename_tensor_name
+        restore = saver.saver_def.restore_op_name
+        save = saver.saver_def.save_tensor_name.split(":")[0]
+    copy = os.path.join(folder, "by_symflow.ckpt")
+    for suffix in (".index", ".data-00000-of-00001"):
+        shutil.copyfile(prefix + suffix, copy + suffix)
+    name_file = os.path.join(folder, "prefix.npy")
+    np.save(name_file, np.array(copy.encode()))
+    got = run_symflow(os.path.join(folder, "saver_graph.pb"), feeds, fetches, folder,
+                      ["--feed", f"{filename}={name_file}", "--run", restore, "--run", save])
+    if got is None:
+        return
+    for fetch, g_, w in zip(fetches, got, want):
+        compare(f"symflow on TF's Saver graph after its restore op, {fetch}", g_, w)
+    theirs, ours = tf.train.load_checkpoint(prefix), tf.train.load_checkpoint(copy)
+    names = sorted(theirs.get_variable_to_shape_map())
+    if sorted(ours.get_variable_to_shape_map()) != names:
+        failures.append(f"TF reading symflow's checkpoint: tensors {sorted(ours.get_variable_to_shape_map())}, "
+                        f"expected {names}")
+        return
+    for name in names:
+        a, b = ours.get_tensor(name), theirs.get_tensor(name)
+        if isinstance(b, bytes):
+            global checked
+            checked += 1
+            if a != b:
+                failures.append(f"TF reading symflow's checkpoint, {name}: {a!r}, expected {b!r}")
+        else:
+            compare(f"TF reading symflow's checkpoint, {name}", a, b)
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise),
@@ -284,6 +332,7 @@ def main():
             for fetch, g, w in zip(fetches, run_tf(back, feeds, fetches), want):
                 compare(f"TF on symflow's {os.path.basename(written)} (from {file}), {fetch}", g, w)
     check_checkpoints(os.path.join(WORK, "checkpoint"))
+    check_saver_graph(os.path.join(WORK, "saver_graph"))
     print(f"interop: {checked} comparisons, {len(failures)} failures")
     for f in failures:
         print("  FAIL", f)

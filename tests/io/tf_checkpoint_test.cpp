@@ -23,6 +23,7 @@
 #include <symflow/io/crc32c.hpp>
 #include <symflow/io/protobuf_wire.hpp>
 #include <symflow/io/sorted_table.hpp>
+#include <symflow/io/sorted_table_writer.hpp>
 #include <symflow/io/tensor_bundle_tf.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/train/checkpoint_state.hpp>
@@ -113,7 +114,11 @@ std::string outcome(const std::string& prefix) {
     out += name + " " + io::bundle_dtype_name(e) + " " + tf::dims_to_string(e.shape) + " = ";
     try {
       Value v = reader.read(name);
-      out.append(static_cast<const char*>(v.raw_data()), v.nbytes());
+      if (v.dtype() == tf::string) {
+        for (const std::string& x : v.flat<std::string>()) out += "'" + x + "'";
+      } else {
+        out.append(static_cast<const char*>(v.raw_data()), v.nbytes());
+      }
     } catch (const tf::UnimplementedError&) {
       out += "unimplemented";
     }
@@ -129,65 +134,13 @@ std::string outcome(const std::string& prefix) {
 
 using KV = std::pair<std::string, std::string>;
 
-std::string block_of(const std::vector<KV>& entries, std::size_t restart_interval) {
-  std::string out, last;
-  std::vector<std::uint32_t> restarts;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const auto& [key, value] = entries[i];
-    std::size_t shared = 0;
-    if (i % restart_interval == 0) {
-      restarts.push_back(static_cast<std::uint32_t>(out.size()));
-    } else {
-      while (shared < last.size() && shared < key.size() && last[shared] == key[shared]) ++shared;
-    }
-    io::wire::append_varint(out, shared);
-    io::wire::append_varint(out, key.size() - shared);
-    io::wire::append_varint(out, value.size());
-    out += key.substr(shared);
-    out += value;
-    last = key;
-  }
-  if (restarts.empty()) restarts.push_back(0);
-  for (std::uint32_t r : restarts) io::wire::append_fixed32(out, r);
-  io::wire::append_fixed32(out, static_cast<std::uint32_t>(restarts.size()));
-  return out;
-}
-
-std::string handle_of(std::uint64_t offset, std::uint64_t size) {
-  std::string h;
-  io::wire::append_varint(h, offset);
-  io::wire::append_varint(h, size);
-  return h;
-}
-
-// Appends a block with its trailer; returns its handle.
-std::string append_block(std::string& file, const std::string& contents) {
-  const std::string handle = handle_of(file.size(), contents.size());
-  file += contents;
-  file += '\0';  // no compression
-  io::wire::append_fixed32(
-      file, io::masked_crc32c(
-                io::crc32c(file.data() + file.size() - 1 - contents.size(), contents.size() + 1)));
-  return handle;
-}
-
+// In the order given, sorted or not (io::write_sorted_table would refuse unsorted keys).
 std::string table_of(const std::vector<KV>& entries, std::size_t per_block = 1000,
                      std::size_t restart_interval = 16) {
-  std::string file;
-  std::vector<KV> index;
-  for (std::size_t i = 0; i < entries.size(); i += per_block) {
-    std::vector<KV> part(
-        entries.begin() + static_cast<std::ptrdiff_t>(i),
-        entries.begin() + static_cast<std::ptrdiff_t>(std::min(entries.size(), i + per_block)));
-    index.emplace_back(part.back().first, append_block(file, block_of(part, restart_interval)));
-  }
-  const std::string metaindex = append_block(file, block_of({}, 1));
-  const std::string index_handle = append_block(file, block_of(index, 1));
-  std::string footer = metaindex + index_handle;
-  footer.resize(40, '\0');
-  io::wire::append_fixed32(footer, 0x8b80fb57u);
-  io::wire::append_fixed32(footer, 0xdb477524u);
-  return file + footer;
+  std::vector<io::TableEntry> table;
+  for (const auto& [key, value] : entries) table.push_back({key, value});
+  return symflow::detail::sorted_table::assemble(
+      table, {.entries_per_block = per_block, .restart_interval = restart_interval});
 }
 
 std::string header_proto(std::int64_t num_shards, int endianness = 0, int min_consumer = 0) {
@@ -400,7 +353,7 @@ TEST_CASE("tf_checkpoint: TF 1.15's MNIST checkpoint by its directory, with list
   CHECK(tf::train::load_variable(kMnist, "dense_2/bias:0").dims() == Dims{10});
 }
 
-TEST_CASE("tf_checkpoint: TF 2.14's object-graph string is listed but not read") {
+TEST_CASE("tf_checkpoint: TF 2.14's object-graph string reads as TensorFlow reads it") {
   if constexpr (!kHaveSnappy) return;  // its index block is Snappy-compressed
   tf::train::CheckpointReader reader(kTf2);
   const auto shapes = reader.get_variable_to_shape_map();
@@ -409,18 +362,23 @@ TEST_CASE("tf_checkpoint: TF 2.14's object-graph string is listed but not read")
   const auto tf_dtypes = reader.get_variable_to_tf_dtype_map();
   CHECK(tf_dtypes.at("_CHECKPOINTABLE_OBJECT_GRAPH") == "DT_STRING");
   CHECK(tf_dtypes.at("a/.ATTRIBUTES/VARIABLE_VALUE") == "DT_FLOAT");
-  // Only the tensors symflow has a DType for.
-  CHECK(reader.get_variable_to_dtype_map().size() == 3);
+  CHECK(reader.get_variable_to_dtype_map().size() == 4);
+  CHECK(reader.get_variable_to_dtype_map().at("_CHECKPOINTABLE_OBJECT_GRAPH") == tf::string);
   CHECK(reader.has_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"));
   const io::BundleEntry& graph = reader.bundle().entries().at("_CHECKPOINTABLE_OBJECT_GRAPH");
   CHECK(graph.offset == 12);
-  CHECK(graph.size == 619);
+  CHECK(graph.size == 619);  // a 2-byte length, its 4-byte checksum, 613 bytes
   CHECK(io::masked_crc32c(graph.crc32c) == 0x47b7d190u);
-  CHECK_THROWS_WITH_AS(reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"),
-                       doctest::Contains("tensor '_CHECKPOINTABLE_OBJECT_GRAPH'"),
-                       tf::UnimplementedError);
-  CHECK_THROWS_WITH_AS(reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH"),
-                       doctest::Contains("DT_STRING"), tf::UnimplementedError);
+  // TF: len(tf.train.load_checkpoint(...).get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH")) == 613,
+  // starting b'\n\x98\x01\n\x05\x12\x01a\x08\x01' (a serialized TrackableObjectGraph).
+  const tf::Value object_graph = reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH");
+  CHECK(object_graph.dtype() == tf::string);
+  CHECK(object_graph.rank() == 0);
+  const std::string bytes = object_graph.scalar<std::string>();
+  CHECK(bytes.size() == 613);
+  CHECK(bytes.substr(0, 10) == std::string("\n\x98\x01\n\x05\x12\x01"
+                                           "a\x08\x01",
+                                           10));
   CHECK(scalar_f(reader.get_tensor("a/.ATTRIBUTES/VARIABLE_VALUE")) == 0.5f);
   CHECK(scalar_f(reader.get_tensor("b/.ATTRIBUTES/VARIABLE_VALUE")) == 2.0f);
   CHECK(scalar_f(reader.get_tensor("c/.ATTRIBUTES/VARIABLE_VALUE")) == 3.0f);

@@ -10,12 +10,16 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "symflow/core/errors.hpp"
 
 namespace symflow {
 
-enum class DType : std::uint8_t { invalid, float32, float64, int32, int64, uint8, bool_ };
+// `string` holds byte strings (std::string elements), as TensorFlow's tf.string does: no
+// arithmetic, host memory only, and no entry in visit_dtype (kernels that move bytes
+// cannot take it by accident; ops opt in with OpDef::accepts_strings).
+enum class DType : std::uint8_t { invalid, float32, float64, int32, int64, uint8, bool_, string };
 
 inline constexpr DType float32 = DType::float32;
 inline constexpr DType float64 = DType::float64;
@@ -23,6 +27,7 @@ inline constexpr DType int32 = DType::int32;
 inline constexpr DType int64 = DType::int64;
 inline constexpr DType uint8 = DType::uint8;
 inline constexpr DType bool_ = DType::bool_;
+inline constexpr DType string = DType::string;
 
 // The C++ element type of each DType, and back.
 template <class T>
@@ -39,6 +44,8 @@ template <>
 struct dtype_of<std::uint8_t> : std::integral_constant<DType, DType::uint8> {};
 template <>
 struct dtype_of<bool> : std::integral_constant<DType, DType::bool_> {};
+template <>
+struct dtype_of<std::string> : std::integral_constant<DType, DType::string> {};
 
 template <class T>
 concept Element = requires {
@@ -63,6 +70,8 @@ constexpr std::string_view dtype_name(DType d) {
       return "uint8";
     case DType::bool_:
       return "bool";
+    case DType::string:
+      return "string";
     case DType::invalid:
       break;
   }
@@ -84,6 +93,8 @@ constexpr std::string_view dtype_enum_name(DType d) {
       return "DT_UINT8";
     case DType::bool_:
       return "DT_BOOL";
+    case DType::string:
+      return "DT_STRING";
     case DType::invalid:
       break;
   }
@@ -105,6 +116,8 @@ constexpr std::string_view dtype_runtime_name(DType d) {
       return "uint8";
     case DType::bool_:
       return "bool";
+    case DType::string:
+      return "string";
     case DType::invalid:
       break;
   }
@@ -125,11 +138,17 @@ constexpr std::size_t dtype_size(DType d) {
       return 1;
     case DType::bool_:
       return 1;
+    case DType::string:
+      return sizeof(std::string);
     case DType::invalid:
       break;
   }
   return 0;
 }
+
+// Every valid DType, in enum order.
+inline constexpr DType kAllDTypes[] = {DType::float32, DType::float64, DType::int32, DType::int64,
+                                       DType::uint8,   DType::bool_,   DType::string};
 
 constexpr bool is_floating(DType d) { return d == DType::float32 || d == DType::float64; }
 constexpr bool is_integer(DType d) {
@@ -137,12 +156,11 @@ constexpr bool is_integer(DType d) {
 }
 
 inline DType dtype_from_enum_name(std::string_view name) {
-  for (DType d :
-       {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bool_}) {
+  for (DType d : kAllDTypes)
     if (dtype_enum_name(d) == name) return d;
-  }
-  throw ValueError("Unknown data type '" + std::string(name) +
-                   "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_BOOL");
+  throw ValueError(
+      "Unknown data type '" + std::string(name) +
+      "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_BOOL, DT_STRING");
 }
 
 // TensorFlow's DataType enum numbers (types.proto), as binary files store them.
@@ -160,6 +178,8 @@ constexpr int dtype_tf_number(DType d) {
       return 9;
     case DType::bool_:
       return 10;
+    case DType::string:
+      return 7;
     case DType::invalid:
       break;
   }
@@ -185,8 +205,7 @@ inline std::string tf_dtype_number_name(long long number) {
 inline std::optional<DType> dtype_from_tf_number(long long number, bool* is_ref = nullptr) {
   if (is_ref) *is_ref = number > 100;
   if (number > 100) number -= 100;
-  for (DType d :
-       {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bool_})
+  for (DType d : kAllDTypes)
     if (dtype_tf_number(d) == number) return d;
   return std::nullopt;
 }
@@ -212,10 +231,22 @@ decltype(auto) visit_dtype(DType d, F&& f) {
       return f(type_tag<std::uint8_t>{});
     case DType::bool_:
       return f(type_tag<bool>{});
+    case DType::string:
+      throw TypeError(
+          "Expected a number or bool dtype (float32, float64, int32, int64, uint8, "
+          "bool), got string");
     case DType::invalid:
       break;
   }
   throw TypeError("Invalid dtype: expected one of float32, float64, int32, int64, uint8, bool");
+}
+
+// visit_dtype with strings too (std::string): for code that handles elements by
+// assignment and comparison only, never as bytes or numbers.
+template <class F>
+decltype(auto) visit_any_dtype(DType d, F&& f) {
+  if (d == DType::string) return f(type_tag<std::string>{});
+  return visit_dtype(d, std::forward<F>(f));
 }
 
 }  // namespace symflow

@@ -1,7 +1,8 @@
 #pragma once
 // Value: a dense host tensor (dtype + concrete dims + a shared, 64-byte aligned
 // buffer). It is what feeds are made of and what Session::run returns. Copies share
-// the buffer, like TensorFlow's C++ Tensor; clone() makes a deep copy.
+// the buffer, like TensorFlow's C++ Tensor; clone() makes a deep copy. A string value's
+// buffer holds constructed std::string objects, so it is never copied byte by byte.
 
 #include <algorithm>
 #include <array>
@@ -44,6 +45,11 @@ inline std::shared_ptr<void> allocate_aligned_for_overwrite(std::size_t bytes) {
   return std::allocate_shared_for_overwrite<CacheLine[]>(PoolAllocator<CacheLine>(), lines);
 }
 
+// `count` empty strings, owned by the returned pointer (which points at the first).
+inline std::shared_ptr<void> allocate_strings(std::size_t count) {
+  return std::make_shared<std::string[]>(std::max<std::size_t>(1, count));
+}
+
 template <class T>
 struct is_initializer_list : std::false_type {};
 template <class T>
@@ -76,11 +82,12 @@ class Value {
   // An empty value: what run() returns for a fetched operation (Python's None).
   Value() = default;
 
-  // Zero-filled value of the given type and dims.
+  // Zero-filled value of the given type and dims (empty strings for a string value).
   Value(DType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
     if (dtype_ == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
     check_dims(dims_);
-    owner_ = detail::allocate_aligned(nbytes());
+    owner_ = dtype_ == DType::string ? detail::allocate_strings(static_cast<std::size_t>(size()))
+                                     : detail::allocate_aligned(nbytes());
     data_ = owner_.get();
   }
 
@@ -89,6 +96,7 @@ class Value {
   // convolution costs a pass over memory).
   static Value for_overwrite(DType dtype, Dims dims) {
     if (dtype == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
+    if (dtype == DType::string) return Value(dtype, std::move(dims));
     check_dims(dims);
     Value v;
     v.dtype_ = dtype;
@@ -119,11 +127,15 @@ class Value {
   }
   ~Value() = default;
 
-  // A scalar.
+  // A scalar. Implicit for numbers, like a Python literal; explicit for a std::string, so
+  // that a name never turns into a value by accident.
   template <Element T>
-  Value(T scalar) : Value(dtype_v<T>, Dims{}) {  // NOLINT: implicit, like a Python literal
-    *static_cast<T*>(data_) = scalar;
+  explicit(std::is_same_v<T, std::string>) Value(T scalar)  // NOLINT
+      : Value(dtype_v<T>, Dims{}) {
+    *static_cast<T*>(data_) = std::move(scalar);
   }
+  // A string scalar from a literal: Value("hello") is tf.constant(b"hello")'s value.
+  explicit Value(const char* bytes) : Value(std::string(bytes)) {}
 
   // Nested lists: {1, 2}, {{1, 2}, {3, 4}}, ... (ragged lists are a ValueError).
   template <Element T>
@@ -279,7 +291,11 @@ class Value {
     if (is_none()) return {};
     check_host();
     Value v(dtype_, dims_);
-    if (nbytes()) std::memcpy(v.data_, data_, nbytes());
+    if (dtype_ == DType::string)
+      std::copy_n(static_cast<const std::string*>(data_), size(),
+                  static_cast<std::string*>(v.data_));
+    else if (nbytes())
+      std::memcpy(v.data_, data_, nbytes());
     return v;
   }
 
@@ -302,6 +318,10 @@ class Value {
     if (a.is_none()) return true;
     a.check_host();
     b.check_host();
+    if (a.dtype_ == DType::string) {
+      auto* x = static_cast<const std::string*>(a.data_);
+      return std::equal(x, x + a.size(), static_cast<const std::string*>(b.data_));
+    }
     return std::memcmp(a.data_, b.data_, a.nbytes()) == 0;
   }
 
@@ -365,6 +385,9 @@ class Value {
 
 inline Value Value::astype(DType dtype) const {
   if (dtype == dtype_ || is_none()) return *this;
+  if (dtype == DType::string || dtype_ == DType::string)  // TensorFlow's Cast has no such kernel
+    throw UnimplementedError("Cast " + std::string(dtype_runtime_name(dtype_)) + " to " +
+                             std::string(dtype_runtime_name(dtype)) + " is not supported");
   Value out(dtype, dims_);
   visit_dtype(dtype_, [&](auto from) {
     using S = typename decltype(from)::type;

@@ -164,6 +164,37 @@ std::string scalar_str(T x) {
   }
 }
 
+// Python's repr of a bytes object: b'abc', b"it's", with \\, \t, \n, \r and \xNN escapes.
+inline std::string bytes_repr(std::string_view bytes) {
+  const bool double_quotes =
+      bytes.find('\'') != std::string_view::npos && bytes.find('"') == std::string_view::npos;
+  const char quote = double_quotes ? '"' : '\'';
+  std::string s = "b";
+  s += quote;
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == quote || c == '\\') {
+      s += '\\';
+      s += c;
+    } else if (c == '\t') {
+      s += "\\t";
+    } else if (c == '\n') {
+      s += "\\n";
+    } else if (c == '\r') {
+      s += "\\r";
+    } else if (u < 0x20 || u >= 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      s += "\\x";
+      s += kHex[u >> 4];
+      s += kHex[u & 15];
+    } else {
+      s += c;
+    }
+  }
+  s += quote;
+  return s;
+}
+
 // Calls f(offset) for the row-major offset of every element print shows, in order.
 template <class Fn>
 void for_each_shown(const Dims& dims, bool summarise, std::size_t axis, std::int64_t offset,
@@ -245,7 +276,8 @@ class ArrayLayout {
   std::size_t next_word_ = 0;
 };
 
-// NumPy's array2string of a non-empty array of rank >= 1.
+// NumPy's array2string of a non-empty array of rank >= 1. Strings come back from
+// TensorFlow as an object array of bytes, whose elements print as their repr, unpadded.
 template <class T>
 std::string array_to_string(const Value& v, std::string_view separator, std::size_t prefix,
                             std::size_t line_width) {
@@ -256,10 +288,14 @@ std::string array_to_string(const Value& v, std::string_view separator, std::siz
     shown.push_back(flat[static_cast<std::size_t>(offset)]);
   };
   for_each_shown(v.dims(), summarise, 0, 0, collect);
-  ElementFormat<T> format(shown);
   std::vector<std::string> words;
   words.reserve(shown.size());
-  for (T x : shown) words.push_back(format(x));
+  if constexpr (std::is_same_v<T, std::string>) {
+    for (const T& x : shown) words.push_back(bytes_repr(x));
+  } else {
+    ElementFormat<T> format(shown);
+    for (T x : shown) words.push_back(format(x));
+  }
   ArrayLayout layout(v.dims(), std::move(words), summarise, separator);
   return layout.format(std::string(prefix + 1, ' '), line_width);
 }
@@ -269,9 +305,13 @@ std::string array_to_string(const Value& v, std::string_view separator, std::siz
 // NumPy's str() of the value: what print(sess.run(t)) shows.
 SYMFLOW_INLINE std::string to_string(const Value& v) {
   if (v.is_none()) return "None";
-  return visit_dtype(v.dtype(), [&](auto tag) -> std::string {
+  return visit_any_dtype(v.dtype(), [&](auto tag) -> std::string {
     using T = typename decltype(tag)::type;
-    if (v.rank() == 0) return detail::scalar_str(v.data<T>()[0]);
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (v.rank() == 0) return detail::bytes_repr(v.data<T>()[0]);
+    } else {
+      if (v.rank() == 0) return detail::scalar_str(v.data<T>()[0]);
+    }
     if (v.size() == 0) return "[]";
     return detail::array_to_string<T>(v, " ", 0, detail::kLineWidth);
   });
@@ -283,7 +323,7 @@ SYMFLOW_INLINE std::string to_string(const Value& v) {
 SYMFLOW_INLINE std::string repr(const Value& v) {
   if (v.is_none() || v.rank() == 0) return to_string(v);
   const std::string prefix = "array(";
-  std::string body = v.size() == 0 ? "[]" : visit_dtype(v.dtype(), [&](auto tag) {
+  std::string body = v.size() == 0 ? "[]" : visit_any_dtype(v.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return detail::array_to_string<T>(v, ", ", prefix.size(), detail::kLineWidth - 1);
   });
@@ -291,7 +331,8 @@ SYMFLOW_INLINE std::string repr(const Value& v) {
   if (v.size() == 0 && v.rank() != 1) extras = "shape=" + v.shape().to_string();
   const DType d = v.dtype();
   if (v.size() == 0 || !(d == DType::float64 || d == DType::int64 || d == DType::bool_))
-    extras += (extras.empty() ? "" : ", ") + ("dtype=" + std::string(dtype_name(d)));
+    extras += (extras.empty() ? "" : ", ") +
+              ("dtype=" + std::string(d == DType::string ? "object" : dtype_name(d)));
   if (extras.empty()) return prefix + body + ")";
   std::string head = prefix + body + ",";
   std::size_t last_line = head.size() - (head.rfind('\n') + 1);

@@ -171,6 +171,17 @@ SYMFLOW_INLINE Operation Graph::create_in_context(const OpDef& def,
   } catch (const Error& e) {
     throw ValueError(e.message() + context());
   }
+  if (!def.accepts_strings) {
+    auto is_string = [](const TensorSpec& t) { return t.dtype == DType::string; };
+    const auto in = std::find_if(specs.begin(), specs.end(), is_string);
+    const bool out = std::any_of(node.outputs.begin(), node.outputs.end(), is_string);
+    if (in != specs.end() || out)
+      throw TypeError((in != specs.end()
+                           ? "Input " + std::to_string(in - specs.begin()) + " is a string tensor"
+                           : std::string("An output would be a string tensor")) +
+                      ", and symflow's " + std::string(def.type) +
+                      " takes no strings (docs/strings.md lists the ops that do)" + context());
+  }
 
   // Only a loop's own tensors, and those of the loops around it, may be read inside it;
   // outside a loop only its Exits are (TensorFlow's CheckInputFromValidContext).

@@ -41,6 +41,7 @@
 #include "symflow/io/checkpoint_paths.hpp"
 #include "symflow/io/crc32c.hpp"
 #include "symflow/io/sorted_table.hpp"
+#include "symflow/io/sorted_table_writer.hpp"
 #include "symflow/io/tensor_bundle_tf.hpp"
 
 namespace symflow {
@@ -56,8 +57,8 @@ struct BundleSlice {
 
 // One tensor of a bundle, as its index describes it.
 struct BundleEntry {
-  // DType::invalid for a TensorFlow dtype symflow has no DType for (DT_STRING,
-  // DT_HALF, ...): such a tensor is listed but read() refuses it; tf_dtype names it.
+  // DType::invalid for a TensorFlow dtype symflow has no DType for (DT_HALF,
+  // DT_RESOURCE, ...): such a tensor is listed but read() refuses it; tf_dtype names it.
   DType dtype = DType::invalid;
   Dims shape;
   int shard = 0;
@@ -215,6 +216,25 @@ class IndexParser {
 
 }  // namespace detail::checkpoint
 
+namespace detail::checkpoint {
+
+// The tensors to save, sorted by name; an empty or duplicate name or an empty (None)
+// value is an InvalidArgumentError.
+inline std::map<std::string_view, const Value*> sorted_for_saving(
+    const std::vector<std::pair<std::string, Value>>& tensors) {
+  std::map<std::string_view, const Value*> sorted;
+  for (const auto& [name, value] : tensors) {
+    if (name.empty()) throw InvalidArgumentError("Cannot save a tensor with an empty name");
+    if (value.is_none())
+      throw InvalidArgumentError("Cannot save tensor '" + name + "': its value is empty (None)");
+    if (!sorted.emplace(name, &value).second)
+      throw InvalidArgumentError("Adding duplicate key: " + name);
+  }
+  return sorted;
+}
+
+}  // namespace detail::checkpoint
+
 namespace io {
 
 // Writes the bundle for `prefix`: the data file, then the index, each atomically.
@@ -225,19 +245,18 @@ namespace io {
 inline void write_bundle(const std::string& prefix,
                          const std::vector<std::pair<std::string, Value>>& tensors) {
   namespace ckpt = detail::checkpoint;
-  std::map<std::string_view, const Value*> sorted;
-  for (const auto& [name, value] : tensors) {
-    if (name.empty()) throw InvalidArgumentError("Cannot save a tensor with an empty name");
-    if (value.is_none())
-      throw InvalidArgumentError("Cannot save tensor '" + name + "': its value is empty (None)");
+  const std::map<std::string_view, const Value*> sorted = ckpt::sorted_for_saving(tensors);
+  for (const auto& [name, value] : sorted) {
+    if (value->dtype() == DType::string)
+      throw UnimplementedError("Cannot save tensor '" + std::string(name) +
+                               "': symflow's checkpoint format holds numbers and bools, not "
+                               "strings (TensorFlow's holds them: write_tf_bundle)");
     try {
       (void)ckpt::json(name).dump();
     } catch (const ckpt::json::exception&) {
-      throw InvalidArgumentError("Cannot save tensor '" + name +
+      throw InvalidArgumentError("Cannot save tensor '" + std::string(name) +
                                  "': its name is not valid UTF-8, which the index needs");
     }
-    if (!sorted.emplace(name, &value).second)
-      throw InvalidArgumentError("Adding duplicate key: " + name);
   }
 
   ckpt::json entries = ckpt::json::object();
@@ -275,6 +294,43 @@ inline void write_bundle(const std::string& prefix,
   // No trailing newline: then every proper prefix of the index is invalid JSON, so
   // a truncated index is always detected.
   write_file_atomically(index_path(prefix), index.dump(2));
+}
+
+// Writes a TensorFlow V2 checkpoint for `prefix`, which tf.train.Saver, load_checkpoint
+// and symflow's BundleReader read: prefix.data-00000-of-00001 (the tensors sorted by
+// name, back to back, strings in TensorFlow's layout), then prefix.index (a sorted
+// string table of the header and one BundleEntryProto per tensor), each atomically,
+// after removing an index left at this prefix. Errors as write_bundle's.
+inline void write_tf_bundle(const std::string& prefix,
+                            const std::vector<std::pair<std::string, Value>>& tensors) {
+  namespace ckpt = detail::checkpoint;
+  const std::map<std::string_view, const Value*> sorted = ckpt::sorted_for_saving(tensors);
+  std::vector<TableEntry> index = {{"", tf_bundle::encode_header(1)}};
+  std::vector<std::string> bytes;  // each tensor's, in order
+  std::uint64_t offset = 0;
+  for (const auto& [name, value] : sorted) {
+    std::uint32_t crc = 0;
+    if (value->dtype() == DType::string) {
+      tf_bundle::EncodedStrings e = tf_bundle::encode_string_tensor(
+          value->data<std::string>(), value->flat<std::string>().size());
+      bytes.push_back(std::move(e.bytes));
+      crc = e.crc;
+    } else {
+      bytes.emplace_back(static_cast<const char*>(value->raw_data()), value->nbytes());
+      if constexpr (std::endian::native == std::endian::big)
+        ckpt::swap_to_little_endian(bytes.back().data(), bytes.back().size(),
+                                    dtype_size(value->dtype()));
+      crc = crc32c(bytes.back().data(), bytes.back().size());
+    }
+    index.push_back(
+        {std::string(name), tf_bundle::encode_entry(dtype_tf_number(value->dtype()), value->dims(),
+                                                    0, offset, bytes.back().size(), crc)});
+    offset += bytes.back().size();
+  }
+  std::vector<std::string_view> pieces(bytes.begin(), bytes.end());
+  remove_file_if_exists(index_path(prefix));
+  write_file_atomically(data_path(prefix), pieces);
+  write_file_atomically(index_path(prefix), write_sorted_table(index));
 }
 
 // Reads a bundle: symflow's (JSON index) or TensorFlow's V2 checkpoint (table index),
@@ -328,7 +384,13 @@ class BundleReader {
       throw UnimplementedError("Cannot read tensor '" + it->first + "' of checkpoint " + prefix_ +
                                ": its dtype " + bundle_dtype_name(entry) +
                                " has no symflow DType (symflow reads DT_FLOAT, DT_DOUBLE, "
-                               "DT_INT32, DT_INT64, DT_UINT8 and DT_BOOL)");
+                               "DT_INT32, DT_INT64, DT_UINT8, DT_BOOL and DT_STRING)");
+    if (entry.dtype == DType::string) {
+      if (!entry.slices.empty())
+        throw UnimplementedError("Cannot read tensor '" + it->first + "' of checkpoint " + prefix_ +
+                                 ": symflow does not read partitioned string tensors");
+      return read_strings("tensor '" + it->first + "'", entry);
+    }
     if (!entry.slices.empty()) return assemble(it->first, entry);
     Value v(entry.dtype, entry.shape);
     read_bytes("tensor '" + it->first + "'", entry, v.raw_data(), v.nbytes());
@@ -341,14 +403,8 @@ class BundleReader {
   // `what` names the tensor in messages.
   void read_bytes(const std::string& what, const BundleEntry& entry, void* out,
                   std::size_t n) const {
+    read_raw(what, entry, out, n);
     const std::string file = data_file(entry.shard);
-    if (n > 0) {
-      std::size_t got = read_file_at(file, entry.offset, out, n);
-      if (got != n)
-        throw DataLossError("Truncated checkpoint data file " + file + ": " + what + " needs " +
-                            std::to_string(n) + " bytes at offset " + std::to_string(entry.offset) +
-                            ", the file ends after " + std::to_string(got));
-    }
     std::uint32_t crc = crc32c(out, n);
     if (crc != entry.crc32c)
       throw DataLossError("Checksum does not match for " + what + " in " + file + ": stored " +
@@ -363,7 +419,30 @@ class BundleReader {
                               std::to_string(i) + " is byte " + std::to_string(bytes[i]) +
                               ", expected 0 or 1");
     }
-    if (swap_bytes_) detail::checkpoint::swap_elements(out, n, dtype_size(entry.dtype));
+    if (swap_bytes_ && entry.dtype != DType::string)  // strings are bytes in any order
+      detail::checkpoint::swap_elements(out, n, dtype_size(entry.dtype));
+  }
+
+  // The n bytes of `entry` as stored, unchecked.
+  void read_raw(const std::string& what, const BundleEntry& entry, void* out, std::size_t n) const {
+    if (n == 0) return;
+    const std::string file = data_file(entry.shard);
+    std::size_t got = read_file_at(file, entry.offset, out, n);
+    if (got != n)
+      throw DataLossError("Truncated checkpoint data file " + file + ": " + what + " needs " +
+                          std::to_string(n) + " bytes at offset " + std::to_string(entry.offset) +
+                          ", the file ends after " + std::to_string(got));
+  }
+
+  // A DT_STRING tensor (tf_bundle::decode_string_tensor checks its CRCs).
+  Value read_strings(const std::string& what, const BundleEntry& entry) const {
+    std::string raw(static_cast<std::size_t>(entry.size), '\0');
+    read_raw(what, entry, raw.data(), raw.size());
+    Value v(DType::string, entry.shape);
+    std::vector<std::string> strings = tf_bundle::decode_string_tensor(
+        raw, v.size(), entry.crc32c, what + " in " + data_file(entry.shard));
+    std::move(strings.begin(), strings.end(), v.data<std::string>());
+    return v;
   }
 
   // A partitioned tensor: each slice's bytes copied to its place in the whole (the
@@ -631,6 +710,47 @@ class BundleReader {
   std::map<std::string, BundleEntry, std::less<>> entries_;
   std::map<std::string, BundleEntry, std::less<>> slice_entries_;  // TensorFlow's, by key
 };
+
+// TensorFlow's MergeV2Checkpoints: the TensorFlow checkpoints `sources` (one shard each,
+// as the sharded Saver's SaveV2 ops write them) become the shards of one checkpoint at
+// `destination`, in the order given: their data files are renamed to its shards, one
+// index lists every tensor, and the sources' indexes are removed. A tensor name found
+// in two sources is an InvalidArgumentError, before anything moves.
+inline void merge_tf_bundles(const std::vector<std::string>& sources,
+                             const std::string& destination) {
+  const auto n = static_cast<std::int64_t>(sources.size());
+  std::vector<TableEntry> index = {{"", tf_bundle::encode_header(n)}};
+  std::map<std::string, std::string> owner;  // tensor -> the source that holds it
+  for (std::int64_t shard = 0; shard < n; ++shard) {
+    const std::string& source = sources[static_cast<std::size_t>(shard)];
+    const BundleReader reader(source);
+    if (!reader.is_tensorflow_format() || reader.num_shards() != 1)
+      throw UnimplementedError(
+          "MergeV2Checkpoints merges TensorFlow checkpoints of one shard "
+          "each; " +
+          source + " is not one");
+    for (const auto& [name, e] : reader.entries()) {
+      if (!e.slices.empty())
+        throw UnimplementedError("MergeV2Checkpoints of the partitioned tensor '" + name + "' in " +
+                                 source);
+      if (!owner.emplace(name, source).second)
+        throw InvalidArgumentError("Duplicate tensor keyed by " + name +
+                                   " encountered, when merging prefix: " + source);
+      index.push_back(
+          {name, tf_bundle::encode_entry(e.tf_dtype, e.shape, shard, e.offset, e.size, e.crc32c)});
+    }
+  }
+  std::sort(index.begin() + 1, index.end(),
+            [](const TableEntry& a, const TableEntry& b) { return a.key < b.key; });
+  remove_file_if_exists(index_path(destination));
+  for (std::int64_t shard = 0; shard < n; ++shard) {
+    const std::string& source = sources[static_cast<std::size_t>(shard)];
+    std::filesystem::rename(tf_bundle::shard_path(source, 0, 1),
+                            tf_bundle::shard_path(destination, shard, n));
+  }
+  write_file_atomically(index_path(destination), write_sorted_table(index));
+  for (const std::string& source : sources) remove_file_if_exists(index_path(source));
+}
 
 }  // namespace io
 

@@ -267,8 +267,10 @@ inline nlohmann::json shape_to_json(const Shape& s) {
 
 namespace io {
 
-// {"dtype": "DT_FLOAT", "shape": [2, 3], "content": "<base64>"}; an empty Value (None)
-// is {"dtype": "DT_INVALID"}.
+// {"dtype": "DT_FLOAT", "shape": [2, 3], "content": "<base64>"}; a string tensor is
+// {"dtype": "DT_STRING", "shape": [2], "strings": ["<base64>", ...]} (each string's bytes
+// as base64, since JSON text cannot hold arbitrary bytes); an empty Value (None) is
+// {"dtype": "DT_INVALID"}.
 inline nlohmann::json value_to_json(const Value& v) {
   namespace gj = detail::graph_json;
   nlohmann::json j = nlohmann::json::object();
@@ -278,6 +280,13 @@ inline nlohmann::json value_to_json(const Value& v) {
   }
   j["dtype"] = std::string(dtype_enum_name(v.dtype()));
   j["shape"] = v.dims();
+  if (v.dtype() == DType::string) {
+    nlohmann::json strings = nlohmann::json::array();
+    for (const std::string& x : v.flat<std::string>())
+      strings.push_back(gj::base64_encode(x.data(), x.size()));
+    j["strings"] = std::move(strings);
+    return j;
+  }
   // The in-memory bytes, which are little-endian on every platform symflow supports.
   static_assert(std::endian::native == std::endian::little,
                 "symflow's tensor encodings assume a little-endian host");
@@ -285,14 +294,50 @@ inline nlohmann::json value_to_json(const Value& v) {
   return j;
 }
 
+}  // namespace io
+
+namespace detail::graph_json {
+// A DT_STRING tensor's "strings": one base64 text per element, as many as the shape holds.
+inline Value strings_from_json(const nlohmann::json& j, Dims dims, std::string_view where) {
+  if (j.contains("content"))
+    fail(where, "a DT_STRING tensor keeps its elements in 'strings', not in 'content'");
+  std::uint64_t n = 1;
+  for (auto d : dims) {
+    if (d != 0 && n > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(d))
+      fail(where, "the tensor's shape " + dims_to_string(dims) + " is too large");
+    n *= static_cast<std::uint64_t>(d);
+  }
+  const nlohmann::json empty = nlohmann::json::array();
+  const nlohmann::json& strings = j.contains("strings") ? j.at("strings") : empty;
+  if (!strings.is_array())
+    fail(where, "expected the tensor's 'strings' to be an array, got " + type_name(strings));
+  if (strings.size() != n)
+    fail(where, "the tensor's 'strings' has " + std::to_string(strings.size()) +
+                    " elements, expected " + std::to_string(n) + " for shape " +
+                    dims_to_string(dims));
+  Value v(DType::string, std::move(dims));
+  std::string* out = v.data<std::string>();
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    bool ok = false;
+    out[i] = base64_decode(get_string(strings[i], where, "a string of the tensor"), ok);
+    if (!ok) fail(where, "expected each of the tensor's 'strings' to be base64");
+  }
+  return v;
+}
+}  // namespace detail::graph_json
+
+namespace io {
+
 inline Value value_from_json(const nlohmann::json& j, std::string_view where) {
   namespace gj = detail::graph_json;
   try {
     gj::require_object(j, where, "a tensor");
     for (auto it = j.begin(); it != j.end(); ++it)
-      if (it.key() != "dtype" && it.key() != "shape" && it.key() != "content")
+      if (it.key() != "dtype" && it.key() != "shape" && it.key() != "content" &&
+          it.key() != "strings")
         gj::fail(where, "unknown field '" + it.key() +
-                            "' in a tensor: expected 'dtype', 'shape' and 'content'");
+                            "' in a tensor: expected 'dtype', 'shape' and 'content' (or "
+                            "'strings')");
     if (!j.contains("dtype")) gj::fail(where, "a tensor needs a 'dtype' field");
     if (j.at("dtype") == "DT_INVALID") {
       if (j.size() != 1) gj::fail(where, "a DT_INVALID tensor cannot have a shape or content");
@@ -312,6 +357,7 @@ inline Value value_from_json(const nlohmann::json& j, std::string_view where) {
         dims.push_back(size);
       }
     }
+    if (dtype == DType::string) return gj::strings_from_json(j, std::move(dims), where);
     std::string content;
     if (j.contains("content")) {
       bool ok = false;

@@ -150,6 +150,10 @@ class TextWriter {
     open("tensor_shape");
     shape(v.shape());
     close();
+    if (v.dtype() == DType::string) {  // TensorFlow writes every string, never content
+      for (const std::string& x : v.flat<std::string>()) string_field("string_val", x);
+      return;
+    }
     if (v.size() > 1) {
       string_field_bytes("tensor_content", v.raw_data(), v.nbytes());
       return;

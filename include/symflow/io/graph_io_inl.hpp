@@ -248,7 +248,7 @@ class TextReader {
     } catch (const ValueError&) {
       parser_.fail(f.position, "unknown dtype '" + t +
                                    "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
-                                   "DT_UINT8, DT_BOOL");
+                                   "DT_UINT8, DT_BOOL, DT_STRING");
     }
   }
 
@@ -291,7 +291,7 @@ class TextReader {
       } else if (f.name == "tensor_content") {
         content = &string(f);
       } else if (f.name == "float_val" || f.name == "double_val" || f.name == "int_val" ||
-                 f.name == "int64_val" || f.name == "bool_val") {
+                 f.name == "int64_val" || f.name == "bool_val" || f.name == "string_val") {
         vals.push_back(&f);
       } else if (f.name != "version_number") {
         parser_.fail(f.position, "unknown field '" + f.name + "' in a tensor");
@@ -304,6 +304,10 @@ class TextReader {
         parser_.fail(line, "tensor shape " + dims_to_string(dims) + " is too large");
       n *= static_cast<std::uint64_t>(d);
     }
+    if (content && type == DType::string)
+      parser_.fail(line,
+                   "a DT_STRING tensor keeps its strings in 'string_val', not in "
+                   "'tensor_content'");
     if (content) {
       if (content->size() != n * dtype_size(type))
         parser_.fail(line, "the tensor's 'tensor_content' has " + std::to_string(content->size()) +
@@ -323,6 +327,12 @@ class TextReader {
       return v;
     }
     // Fewer values than elements: the last one repeats (protobuf's TensorProto rule).
+    if (type == DType::string) {
+      std::string* out = v.data<std::string>();
+      for (std::uint64_t i = 0; i < n && !vals.empty(); ++i)
+        out[i] = i < vals.size() ? string(*vals[i]) : out[i - 1];
+      return v;
+    }
     visit_dtype(type, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* out = v.data<T>();

@@ -21,6 +21,7 @@
 
 #include "symflow/core/errors.hpp"
 #include "symflow/core/shape.hpp"
+#include "symflow/io/crc32c.hpp"
 #include "symflow/io/protobuf_wire.hpp"
 
 namespace symflow::io::tf_bundle {
@@ -94,6 +95,117 @@ inline std::size_t tf_dtype_size(std::int64_t n) {
     default:
       return 0;
   }
+}
+
+// The `n` elements of a DT_STRING tensor's bytes in a data file, as TensorFlow's
+// BundleWriter stores them: each element's length as a varint64, a 4-byte little-endian
+// masked CRC32C of the lengths, then the elements back to back. The CRCs are not of the
+// bytes as stored: the lengths' covers each length as a little-endian uint32 (uint64 when
+// it does not fit), and the entry's (`entry_crc`, unmasked; unchecked when absent) extends
+// it with the stored length checksum and the elements. Anything else is a DataLossError
+// that names `where`.
+inline std::vector<std::string> decode_string_tensor(std::string_view raw, std::int64_t n,
+                                                     std::optional<std::uint32_t> entry_crc,
+                                                     const std::string& where) {
+  auto corrupt = [&](const std::string& why) {
+    throw DataLossError("Corrupt string tensor " + where + ": " + why);
+  };
+  // Each element needs at least one length byte: a larger n cannot be in `raw`.
+  if (n < 0 || static_cast<std::uint64_t>(n) > raw.size())
+    corrupt(std::to_string(n) + " elements cannot fit in " + std::to_string(raw.size()) + " bytes");
+  std::vector<std::uint64_t> lengths(static_cast<std::size_t>(n));
+  std::size_t at = 0;
+  std::uint32_t crc = 0;
+  for (std::uint64_t& length : lengths) {
+    length = 0;
+    for (int shift = 0;; shift += 7) {
+      if (at == raw.size() || shift > 63) corrupt("an element's length is cut off");
+      const auto byte = static_cast<unsigned char>(raw[at++]);
+      length |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+      if (!(byte & 0x80)) break;
+    }
+    unsigned char le[8];
+    const std::size_t width = length <= 0xFFFFFFFFu ? 4 : 8;
+    for (std::size_t b = 0; b < width; ++b) le[b] = static_cast<unsigned char>(length >> (8 * b));
+    crc = crc32c(le, width, crc);
+  }
+  if (raw.size() - at < 4) corrupt("the checksum of the lengths is cut off");
+  std::uint32_t stored = 0;
+  for (std::size_t b = 4; b-- > 0;)
+    stored = (stored << 8) | static_cast<unsigned char>(raw[at + b]);
+  if (masked_crc32c(crc) != stored) corrupt("the checksum of the lengths does not match");
+  crc = crc32c(raw.data() + at, 4, crc);
+  at += 4;
+  std::vector<std::string> out(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] > raw.size() - at)
+      corrupt("element " + std::to_string(i) + " needs " + std::to_string(lengths[i]) +
+              " bytes, only " + std::to_string(raw.size() - at) + " are left");
+    out[i].assign(raw.substr(at, static_cast<std::size_t>(lengths[i])));
+    crc = crc32c(out[i].data(), out[i].size(), crc);
+    at += static_cast<std::size_t>(lengths[i]);
+  }
+  if (at != raw.size()) corrupt(std::to_string(raw.size() - at) + " bytes follow the last element");
+  if (entry_crc && crc != *entry_crc)
+    corrupt("its checksum does not match: stored " + std::to_string(*entry_crc) +
+            " vs. calculated " + std::to_string(crc));
+  return out;
+}
+
+// TensorFlow's bytes of a DT_STRING tensor (the inverse of decode_string_tensor), and
+// the unmasked CRC32C its entry stores.
+struct EncodedStrings {
+  std::string bytes;
+  std::uint32_t crc = 0;
+};
+inline EncodedStrings encode_string_tensor(const std::string* elements, std::size_t n) {
+  EncodedStrings out;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t length = elements[i].size();
+    wire::append_varint(out.bytes, length);
+    unsigned char le[8];
+    const std::size_t width = length <= 0xFFFFFFFFu ? 4 : 8;
+    for (std::size_t b = 0; b < width; ++b) le[b] = static_cast<unsigned char>(length >> (8 * b));
+    out.crc = crc32c(le, width, out.crc);
+  }
+  const std::size_t checksum_at = out.bytes.size();
+  wire::append_fixed32(out.bytes, masked_crc32c(out.crc));
+  out.crc = crc32c(out.bytes.data() + checksum_at, 4, out.crc);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.bytes += elements[i];
+    out.crc = crc32c(elements[i].data(), elements[i].size(), out.crc);
+  }
+  return out;
+}
+
+// A BundleHeaderProto as TensorFlow writes it: `num_shards`, little-endian, version
+// { producer: 1 }.
+inline std::string encode_header(std::int64_t num_shards) {
+  wire::WireWriter version;
+  version.varint(1, 1);
+  wire::WireWriter w;
+  w.int64(1, num_shards);
+  w.message(3, version);
+  return w.take();
+}
+
+// A BundleEntryProto of a whole (unpartitioned) tensor; `crc` unmasked.
+inline std::string encode_entry(int tf_dtype, const Dims& shape, std::int64_t shard,
+                                std::uint64_t offset, std::uint64_t size, std::uint32_t crc) {
+  wire::WireWriter w;
+  w.varint(1, static_cast<std::uint64_t>(tf_dtype));
+  wire::WireWriter s;
+  for (std::int64_t d : shape) {
+    wire::WireWriter dim;
+    dim.int64(1, d);
+    s.message(2, dim);
+  }
+  w.message(2, s);
+  if (shard) w.int64(3, shard);
+  if (offset) w.varint(4, offset);
+  if (size) w.varint(5, size);
+  w.fixed32(6, masked_crc32c(crc));
+  return w.take();
 }
 
 namespace fields {

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "symflow/detail/config.hpp"
 #include "symflow/graph/graph.hpp"
@@ -30,6 +32,12 @@ inline Value fill_to_shape(const Value& values, const Shape& shape) {
   if (values.size() == 0 && n > 0)
     throw ValueError("constant() needs at least one element to fill shape " + shape.to_string());
   Value out(values.dtype(), shape.dims());
+  if (values.dtype() == DType::string) {
+    const auto in = values.flat<std::string>();
+    auto o = out.flat<std::string>();
+    for (std::size_t i = 0; i < o.size(); ++i) o[i] = in[std::min(i, in.size() - 1)];
+    return out;
+  }
   std::size_t elem = dtype_size(values.dtype());
   auto* dst = static_cast<std::byte*>(out.raw_data());
   const auto* src = static_cast<const std::byte*>(values.raw_data());
@@ -71,6 +79,17 @@ Tensor<T> constant(std::initializer_list<std::initializer_list<std::initializer_
                    std::string_view name = {}) {
   return Tensor<T>(constant(Value(values), name));
 }
+// tf.constant("hello"), tf.constant(["a", "b"]): string constants.
+inline Tensor<std::string> constant(const char* value, std::string_view name = {}) {
+  return Tensor<std::string>(constant(Value(value), name));
+}
+inline Tensor<std::string> constant(std::initializer_list<const char*> values,
+                                    std::string_view name = {}) {
+  std::vector<std::string> strings(values.begin(), values.end());
+  return Tensor<std::string>(
+      constant(Value::from_vector(strings, {static_cast<std::int64_t>(strings.size())}), name));
+}
+
 template <Element T>
 Tensor<T> constant(T value, const Shape& shape, std::string_view name = {}) {
   return Tensor<T>(constant(Value(value), shape, name));

@@ -15,6 +15,7 @@
 #include "symflow/ops/control_grad.hpp"
 #include "symflow/ops/conv_grad.hpp"
 #include "symflow/ops/grad_context.hpp"
+#include "symflow/ops/io_ops.hpp"
 #include "symflow/ops/logic_grad.hpp"
 #include "symflow/ops/math_grad.hpp"
 #include "symflow/ops/nn_grad.hpp"
@@ -22,6 +23,7 @@
 #include "symflow/ops/reduction_grad.hpp"
 #include "symflow/ops/shape_grad.hpp"
 #include "symflow/ops/state_ops.hpp"
+#include "symflow/ops/string_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
 #include "symflow/ops/transform_grad.hpp"
 
@@ -29,7 +31,7 @@ namespace symflow {
 
 namespace detail {
 
-// Sources, state and randomness: nothing flows back through them.
+// Sources, state, randomness, strings and checkpoints: nothing flows back through them.
 inline constexpr auto kCoreOpEntries = std::to_array<OpEntry>({
     {&kConstOp, not_differentiable},
     {&kPlaceholderOp, not_differentiable},
@@ -47,6 +49,17 @@ inline constexpr auto kCoreOpEntries = std::to_array<OpEntry>({
     {&kTruncatedNormalOp, not_differentiable},
     {&kRandomUniformIntOp, not_differentiable},
     {&kRandomShuffleOp, not_differentiable},
+    // Strings: nothing to differentiate.
+    {&kStringJoinOp, not_differentiable},
+    {&kStringLengthOp, not_differentiable},
+    {&kAsStringOp, not_differentiable},
+    {&kRegexFullMatchOp, not_differentiable},
+    {&kStaticRegexFullMatchOp, not_differentiable},
+    // Checkpoints.
+    {&kSaveV2Op, nullptr},
+    {&kRestoreV2Op, not_differentiable},
+    {&kShardedFilenameOp, not_differentiable},
+    {&kMergeV2CheckpointsOp, nullptr},
 });
 
 template <std::size_t... N>

@@ -11,7 +11,10 @@
 //   no kernel for it; with allow_soft_placement it runs on a device that can.
 // - A variable and every node that writes through it or forwards its reference
 //   ("v/read", Assign, ApplyAdam) are colocated: they form one group, placed together.
+// - A node that reads or makes a string tensor runs on the CPU: strings live in host
+//   memory (TensorFlow's GPU kernels keep them there too).
 
+#include <algorithm>
 #include <iostream>
 #include <numeric>
 #include <string>
@@ -81,10 +84,9 @@ class Placer {
     // An already placed member (the group grew after a run) fixes the device.
     for (std::uint32_t placed : group) {
       if (device_[placed] < 0) continue;
-      const Backend& backend = *devices_.backends[static_cast<std::size_t>(device_[placed])];
       for (std::uint32_t m : group) {
         const Node& n = g.nodes[m];
-        if (device_[m] < 0 && !backend.kernel(*n.def))
+        if (device_[m] < 0 && !can_run(g, m, device_[placed]))
           throw InvalidArgumentError("Cannot colocate " + n.name + " (" + std::string(n.def->type) +
                                          ") with " + g.nodes[placed].name + ", already placed on " +
                                          devices_.names[static_cast<std::size_t>(device_[placed])] +
@@ -110,7 +112,7 @@ class Placer {
     }
     auto has_kernels = [&](int d) {
       for (std::uint32_t m : group)
-        if (!devices_.backends[static_cast<std::size_t>(d)]->kernel(*g.nodes[m].def)) return false;
+        if (!can_run(g, m, d)) return false;
       return true;
     };
     const int gpu = devices_.gpu;
@@ -140,7 +142,7 @@ class Placer {
     }
     for (std::uint32_t m : group) {
       const Node& n = g.nodes[m];
-      if (!devices_.backends[static_cast<std::size_t>(wanted)]->kernel(*n.def))
+      if (!can_run(g, m, wanted))
         throw InvalidArgumentError(
             "Cannot assign a device for operation " + n.name +
                 ": Could not satisfy explicit device specification '" + spec +
@@ -149,6 +151,18 @@ class Placer {
                 (&n == requester ? "" : ", colocated with " + requester->name) + ")",
             n.name);
     }
+  }
+
+  // Device d has a kernel for node m, and the node's tensors may live there.
+  bool can_run(const GraphState& g, std::uint32_t m, int d) const {
+    const Node& n = g.nodes[m];
+    if (!devices_.backends[static_cast<std::size_t>(d)]->kernel(*n.def)) return false;
+    if (d == 0 || !n.def->accepts_strings) return true;
+    auto is_string = [](const TensorSpec& t) { return t.dtype == DType::string; };
+    if (std::any_of(n.outputs.begin(), n.outputs.end(), is_string)) return false;
+    return std::none_of(n.inputs.begin(), n.inputs.end(), [&](const TensorRef& in) {
+      return is_string(g.node(in.node).outputs.at(static_cast<std::size_t>(in.index)));
+    });
   }
 
   void assign(const GraphState& g, const std::vector<std::uint32_t>& group, int d) {

@@ -266,16 +266,40 @@ TEST_CASE("thrust/placement: an MLP training step on the GPU matches the CPU's")
   CHECK(gpu.back() < gpu[gpu.size() - 5]);  // the loss went down
 }
 
-TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel") {
+TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, host-only ops none") {
   const tf::Backend& cpu = tf::cpu::backend();
   const tf::Backend& gpu = *tf::thrust_backend::probe({}).backend;
-  std::vector<std::string> missing;
-  for (const auto& entry : tf::kAllOps)
-    if (cpu.kernel(*entry.def) && !gpu.kernel(*entry.def)) missing.emplace_back(entry.def->type);
+  std::vector<std::string> missing, host_only;
+  for (const auto& entry : tf::kAllOps) {
+    if (entry.def->host_only) {
+      host_only.emplace_back(entry.def->type);
+      CHECK_MESSAGE(!gpu.kernel(*entry.def), entry.def->type);
+    } else if (cpu.kernel(*entry.def) && !gpu.kernel(*entry.def)) {
+      missing.emplace_back(entry.def->type);
+    }
+  }
   CHECK(missing == std::vector<std::string>{});
-  std::size_t with_gpu_kernel = 0;
-  for (const auto& entry : tf::kAllOps) with_gpu_kernel += gpu.kernel(*entry.def) ? 1 : 0;
-  CHECK(with_gpu_kernel == tf::kAllOps.size());
+  // The string and checkpoint ops, as TensorFlow has them on the CPU only.
+  CHECK(host_only == std::vector<std::string>{"StringJoin", "StringLength", "AsString",
+                                              "RegexFullMatch", "StaticRegexFullMatch", "SaveV2",
+                                              "RestoreV2", "ShardedFilename",
+                                              "MergeV2Checkpoints"});
+}
+
+TEST_CASE("thrust/placement: nodes that read or make strings run on the CPU") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::constant({1.5f, 2.5f}) * 2.0f;
+  auto text = tf::as_string(x);
+  auto id = tf::identity(text);
+  auto n = tf::strings::length(id);
+  auto back = tf::cast(n, tf::float32) + x;
+  tf::Session sess(g);
+  CHECK(sess.run(back).to_vector<float>() == std::vector<float>{11.0f, 13.0f});
+  CHECK(sess.device_of(x.op()) == kGpu);
+  CHECK(sess.device_of(text.op()) == kCpu);
+  CHECK(sess.device_of(id.op()) == kCpu);  // Identity has a GPU kernel, but not for strings
+  CHECK(sess.device_of(n.op()) == kCpu);
 }
 
 // Runs where no GPU can be seen (tests/CMakeLists.txt): in the Thrust-OMP build with

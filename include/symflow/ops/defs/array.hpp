@@ -22,8 +22,10 @@ inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
   return {{c.attr<DType>("dtype"), c.attr<Shape>("shape")}};
 }
 
-SYMFLOW_OP_DEF(kPlaceholderOp,
-               OpDef{.type = "Placeholder", .num_inputs = 0, .infer = infer_placeholder});
+SYMFLOW_OP_DEF(kPlaceholderOp, OpDef{.type = "Placeholder",
+                                     .num_inputs = 0,
+                                     .infer = infer_placeholder,
+                                     .accepts_strings = true});
 
 // PlaceholderWithDefault: its input unless fed. The input must fit the `shape` attr, but
 // the output has that shape, which may know less than the input's (TensorFlow's shape
@@ -41,12 +43,14 @@ inline std::vector<TensorSpec> infer_placeholder_with_default(const InferContext
 
 SYMFLOW_OP_DEF(kPlaceholderWithDefaultOp, OpDef{.type = "PlaceholderWithDefault",
                                                 .num_inputs = 1,
-                                                .infer = infer_placeholder_with_default});
+                                                .infer = infer_placeholder_with_default,
+                                                .accepts_strings = true});
 
 SYMFLOW_OP_DEF(kIdentityOp, OpDef{.type = "Identity",
                                   .num_inputs = 1,
                                   .infer = same_as_input,
-                                  .forwards_ref = true});
+                                  .forwards_ref = true,
+                                  .accepts_strings = true});
 
 // Resolves a target shape with at most one -1 against `n` elements. When impossible:
 // nullopt, and `error` worded as TensorFlow's kernel words it, or as its shape function
@@ -105,7 +109,10 @@ inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
   return {{c.dtype(0), Shape(*resolved)}};
 }
 
-SYMFLOW_OP_DEF(kReshapeOp, OpDef{.type = "Reshape", .num_inputs = 2, .infer = infer_reshape});
+SYMFLOW_OP_DEF(kReshapeOp, OpDef{.type = "Reshape",
+                                 .num_inputs = 2,
+                                 .infer = infer_reshape,
+                                 .accepts_strings = true});
 
 inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   require_rank(c.shape(1), 0);
@@ -113,6 +120,8 @@ inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
 }
 
-SYMFLOW_OP_DEF(kFillOp, OpDef{.type = "Fill", .num_inputs = 2, .infer = infer_fill});
+SYMFLOW_OP_DEF(kFillOp,
+               OpDef{
+                   .type = "Fill", .num_inputs = 2, .infer = infer_fill, .accepts_strings = true});
 
 }  // namespace symflow::detail

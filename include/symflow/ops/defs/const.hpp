@@ -17,6 +17,9 @@ inline std::vector<TensorSpec> infer_const(const InferContext& c) {
   return {{v.dtype(), v.shape()}};
 }
 
-SYMFLOW_OP_DEF(kConstOp, OpDef{.type = "Const", .num_inputs = 0, .infer = infer_const});
+SYMFLOW_OP_DEF(kConstOp, OpDef{.type = "Const",
+                               .num_inputs = 0,
+                               .infer = infer_const,
+                               .accepts_strings = true});
 
 }  // namespace symflow::detail

@@ -28,9 +28,11 @@ inline std::vector<TensorSpec> infer_switch(const InferContext& c) {
   const TensorSpec out{c.dtype(0), c.shape(0)};
   return {out, out};
 }
-SYMFLOW_OP_DEF(kSwitchOp,
-               OpDef{
-                   .type = "Switch", .num_inputs = 2, .infer = infer_switch, .dead_outputs = true});
+SYMFLOW_OP_DEF(kSwitchOp, OpDef{.type = "Switch",
+                                .num_inputs = 2,
+                                .infer = infer_switch,
+                                .dead_outputs = true,
+                                .accepts_strings = true});
 
 // RefSwitch(ref, pred): Switch for a variable reference, so that an assign built in a
 // cond branch writes the variable itself, and only when the branch is taken.
@@ -72,7 +74,8 @@ SYMFLOW_OP_DEF(kMergeOp, OpDef{.type = "Merge",
                                .num_inputs = -1,
                                .infer = infer_merge,
                                .dead_outputs = true,
-                               .reads_dead = true});
+                               .reads_dead = true,
+                               .accepts_strings = true});
 
 // RefMerge: Merge of variable references (a cond whose branches both assign one
 // variable); its output is the variable the live input names.
@@ -104,7 +107,10 @@ inline std::vector<TensorSpec> infer_ref_enter(const InferContext& c) {
   out[0].is_ref = true;
   return out;
 }
-SYMFLOW_OP_DEF(kEnterOp, OpDef{.type = "Enter", .num_inputs = 1, .infer = infer_enter});
+SYMFLOW_OP_DEF(kEnterOp, OpDef{.type = "Enter",
+                               .num_inputs = 1,
+                               .infer = infer_enter,
+                               .accepts_strings = true});
 SYMFLOW_OP_DEF(kRefEnterOp,
                OpDef{
                    .type = "RefEnter", .num_inputs = 1, .infer = infer_ref_enter, .ref_inputs = 1});
@@ -115,7 +121,10 @@ inline std::vector<TensorSpec> same_as_input_ref(const InferContext& c) {
   out.is_ref = true;
   return {out};
 }
-SYMFLOW_OP_DEF(kExitOp, OpDef{.type = "Exit", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kExitOp, OpDef{.type = "Exit",
+                              .num_inputs = 1,
+                              .infer = same_as_input,
+                              .accepts_strings = true});
 SYMFLOW_OP_DEF(kRefExitOp, OpDef{.type = "RefExit",
                                  .num_inputs = 1,
                                  .infer = same_as_input_ref,
@@ -123,8 +132,10 @@ SYMFLOW_OP_DEF(kRefExitOp, OpDef{.type = "RefExit",
 
 // NextIteration(data): a loop variable's value for the next iteration, which the loop's
 // Merge reads (the graph's one back edge).
-SYMFLOW_OP_DEF(kNextIterationOp,
-               OpDef{.type = "NextIteration", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kNextIterationOp, OpDef{.type = "NextIteration",
+                                       .num_inputs = 1,
+                                       .infer = same_as_input,
+                                       .accepts_strings = true});
 SYMFLOW_OP_DEF(kRefNextIterationOp, OpDef{.type = "RefNextIteration",
                                           .num_inputs = 1,
                                           .infer = same_as_input_ref,

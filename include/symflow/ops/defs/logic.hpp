@@ -165,7 +165,10 @@ inline std::vector<TensorSpec> infer_select(const InferContext& c) {
   return {{c.dtype(1), data}};
 }
 
-SYMFLOW_OP_DEF(kSelectOp, OpDef{.type = "Select", .num_inputs = 3, .infer = infer_select});
+SYMFLOW_OP_DEF(kSelectOp, OpDef{.type = "Select",
+                                .num_inputs = 3,
+                                .infer = infer_select,
+                                .accepts_strings = true});
 
 // SelectV2 (tf.where_v2, TF2's tf.where): condition, t and e broadcast together, as
 // NumPy's where. TensorFlow broadcasts t with e first, then the condition with both,

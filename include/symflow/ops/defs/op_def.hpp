@@ -63,6 +63,12 @@ struct OpDef {
   // Runs while some inputs are dead (they arrive empty), and is dead only when all of
   // them are: Merge.
   bool reads_dead = false;
+  // Takes or makes string tensors. Off by default: a kernel that moves elements as bytes
+  // would corrupt std::string objects, so the graph refuses strings for the others.
+  bool accepts_strings = false;
+  // Has no kernel but the CPU's, as TensorFlow's string ops: the placement test expects
+  // a GPU kernel for every other op.
+  bool host_only = false;
 
   constexpr bool takes_ref(std::size_t input) const {
     return input < 32 && ((ref_inputs >> input) & 1u) != 0;

@@ -40,19 +40,28 @@ inline std::vector<TensorSpec> infer_shape_op(const InferContext& c) {
   if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
   return {{out, c.shape(0).has_rank() ? Shape{c.shape(0).rank()} : Shape{unknown_dim}}};
 }
-SYMFLOW_OP_DEF(kShapeOp, OpDef{.type = "Shape", .num_inputs = 1, .infer = infer_shape_op});
+SYMFLOW_OP_DEF(kShapeOp, OpDef{.type = "Shape",
+                               .num_inputs = 1,
+                               .infer = infer_shape_op,
+                               .accepts_strings = true});
 
 inline std::vector<TensorSpec> infer_size_op(const InferContext& c) {
   DType out = c.attr<DType>("out_type");
   if (!is_index_dtype(out)) throw TypeError("out_type must be int32 or int64");
   return {{out, Shape{}}};
 }
-SYMFLOW_OP_DEF(kSizeOp, OpDef{.type = "Size", .num_inputs = 1, .infer = infer_size_op});
+SYMFLOW_OP_DEF(kSizeOp, OpDef{.type = "Size",
+                              .num_inputs = 1,
+                              .infer = infer_size_op,
+                              .accepts_strings = true});
 
 inline std::vector<TensorSpec> infer_rank_op(const InferContext&) {
   return {{DType::int32, Shape{}}};
 }
-SYMFLOW_OP_DEF(kRankOp, OpDef{.type = "Rank", .num_inputs = 1, .infer = infer_rank_op});
+SYMFLOW_OP_DEF(kRankOp, OpDef{.type = "Rank",
+                              .num_inputs = 1,
+                              .infer = infer_rank_op,
+                              .accepts_strings = true});
 
 // ---- ExpandDims, Squeeze --------------------------------------------------------
 inline std::optional<Dims> expand_dims_of(const Dims& in, std::int64_t axis, std::string& error) {
@@ -78,8 +87,10 @@ inline std::vector<TensorSpec> infer_expand_dims(const InferContext& c) {
   if (!out) throw ValueError(error);
   return {{c.dtype(0), Shape(*out)}};
 }
-SYMFLOW_OP_DEF(kExpandDimsOp,
-               OpDef{.type = "ExpandDims", .num_inputs = 2, .infer = infer_expand_dims});
+SYMFLOW_OP_DEF(kExpandDimsOp, OpDef{.type = "ExpandDims",
+                                    .num_inputs = 2,
+                                    .infer = infer_expand_dims,
+                                    .accepts_strings = true});
 
 // The dims left after removing `axes` (every size-1 dim when empty); unknown dims stay
 // only when not named.
@@ -121,7 +132,10 @@ inline std::vector<TensorSpec> infer_squeeze(const InferContext& c) {
   if (!out) throw ValueError(error);
   return {{c.dtype(0), Shape(*out)}};
 }
-SYMFLOW_OP_DEF(kSqueezeOp, OpDef{.type = "Squeeze", .num_inputs = 1, .infer = infer_squeeze});
+SYMFLOW_OP_DEF(kSqueezeOp, OpDef{.type = "Squeeze",
+                                 .num_inputs = 1,
+                                 .infer = infer_squeeze,
+                                 .accepts_strings = true});
 
 // ---- BroadcastTo, Tile -----------------------------------------------------------
 // Copies `in` into an `out_dims` buffer, repeating it along broadcast axes; `period`

@@ -29,7 +29,8 @@ inline std::vector<TensorSpec> infer_variable(const InferContext& c) {
 SYMFLOW_OP_DEF(kVariableV2Op, OpDef{.type = "VariableV2",
                                     .num_inputs = 0,
                                     .infer = infer_variable,
-                                    .stateful = true});
+                                    .stateful = true,
+                                    .accepts_strings = true});
 
 // ---- Assign -----------------------------------------------------------------------
 inline std::vector<TensorSpec> infer_assign(const InferContext& c) {
@@ -47,7 +48,8 @@ SYMFLOW_OP_DEF(kAssignOp, OpDef{.type = "Assign",
                                 .num_inputs = 2,
                                 .infer = infer_assign,
                                 .stateful = true,
-                                .ref_inputs = 0b1});
+                                .ref_inputs = 0b1,
+                                .accepts_strings = true});
 
 // ---- AssignAdd / AssignSub ------------------------------------------------------
 template <class Fn>
@@ -168,6 +170,7 @@ SYMFLOW_OP_DEF(kIsVariableInitializedOp, OpDef{.type = "IsVariableInitialized",
                                                .num_inputs = 1,
                                                .infer = infer_is_initialized,
                                                .stateful = true,
-                                               .ref_inputs = 0b1});
+                                               .ref_inputs = 0b1,
+                                               .accepts_strings = true});
 
 }  // namespace symflow::detail

@@ -112,25 +112,23 @@ struct View {
 
 inline View contiguous(const Dims& dims) { return {row_major_strides(dims), 0}; }
 
-// Copies the box `dims` from `src` (through view s) to `dst` (through view d).
-inline void copy_box(const void* src, const View& s, void* dst, const View& d, const Dims& dims,
-                     std::size_t elem) {
+// Calls run(src_offset, dst_offset, count) for each run of the box `dims` seen through
+// view s (the source) and view d (the destination), in elements: one run per element,
+// or per innermost row when that axis is contiguous on both sides.
+template <class Run>
+void for_each_run(const View& s, const View& d, const Dims& dims, Run run) {
   if (num_elements(dims) == 0) return;
-  const auto* in = static_cast<const std::byte*>(src);
-  auto* out = static_cast<std::byte*>(dst);
   std::size_t rank = dims.size();
-  // When the innermost axis is contiguous on both sides, copy it as one run.
   std::size_t outer = rank;
-  std::size_t run = elem;
+  std::int64_t count = 1;
   if (rank > 0 && s.strides[rank - 1] == 1 && d.strides[rank - 1] == 1) {
     outer = rank - 1;
-    run = static_cast<std::size_t>(dims[rank - 1]) * elem;
+    count = dims[rank - 1];
   }
   Dims idx(outer, 0);
   std::int64_t so = s.offset, dof = d.offset;
   for (;;) {
-    std::memcpy(out + dof * static_cast<std::int64_t>(elem),
-                in + so * static_cast<std::int64_t>(elem), run);
+    run(so, dof, count);
     std::size_t k = outer;
     for (;;) {
       if (k == 0) return;
@@ -143,6 +141,25 @@ inline void copy_box(const void* src, const View& s, void* dst, const View& d, c
       idx[k] = 0;
     }
   }
+}
+
+// Copies the box `dims` from `src` (through view s) to `dst` (through view d).
+inline void copy_box(const void* src, const View& s, void* dst, const View& d, const Dims& dims,
+                     std::size_t elem) {
+  const auto* in = static_cast<const std::byte*>(src);
+  auto* out = static_cast<std::byte*>(dst);
+  const auto e = static_cast<std::int64_t>(elem);
+  for_each_run(s, d, dims, [&](std::int64_t so, std::int64_t dof, std::int64_t count) {
+    std::memcpy(out + dof * e, in + so * e, static_cast<std::size_t>(count * e));
+  });
+}
+
+// The same for elements that are objects (strings): copied by assignment, not as bytes.
+template <class T>
+void copy_box_of(const T* in, const View& s, T* out, const View& d, const Dims& dims) {
+  for_each_run(s, d, dims, [&](std::int64_t so, std::int64_t dof, std::int64_t count) {
+    std::copy_n(in + so, count, out + dof);
+  });
 }
 
 // Fills every element of `v` with the one element of `scalar` (same dtype).
@@ -236,18 +253,26 @@ inline std::vector<TensorSpec> infer_concat(const InferContext& c) {
 }
 
 // Copies each of `parts` (all of rank r, equal but for `axis`) into `out` side by side.
+
 inline void concat_into(const std::vector<const Value*>& parts, std::size_t axis, Value& out) {
   Dims out_strides = row_major_strides(out.dims());
   std::int64_t at = 0;
   std::size_t elem = dtype_size(out.dtype());
   for (const Value* p : parts) {
     View dst{out_strides, at * (out.dims().empty() ? 0 : out_strides[axis])};
-    copy_box(p->raw_data(), contiguous(p->dims()), out.raw_data(), dst, p->dims(), elem);
+    if (out.dtype() == DType::string)
+      copy_box_of(p->data<std::string>(), contiguous(p->dims()), out.data<std::string>(), dst,
+                  p->dims());
+    else
+      copy_box(p->raw_data(), contiguous(p->dims()), out.raw_data(), dst, p->dims(), elem);
     at += p->dims()[axis];
   }
 }
 
-SYMFLOW_OP_DEF(kConcatV2Op, OpDef{.type = "ConcatV2", .num_inputs = -1, .infer = infer_concat});
+SYMFLOW_OP_DEF(kConcatV2Op, OpDef{.type = "ConcatV2",
+                                  .num_inputs = -1,
+                                  .infer = infer_concat,
+                                  .accepts_strings = true});
 
 // ConcatOffset(concat_dim, shape_0, ..., shape_{N-1}): where each input of a concat
 // starts in its output. The gradient of ConcatV2 slices its incoming gradient there.
@@ -293,7 +318,9 @@ inline std::vector<TensorSpec> infer_pack(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-SYMFLOW_OP_DEF(kPackOp, OpDef{.type = "Pack", .num_inputs = -1, .infer = infer_pack});
+SYMFLOW_OP_DEF(kPackOp,
+               OpDef{
+                   .type = "Pack", .num_inputs = -1, .infer = infer_pack, .accepts_strings = true});
 
 inline std::vector<TensorSpec> infer_unpack(const InferContext& c) {
   auto num = c.attr<std::int64_t>("num");
@@ -687,7 +714,10 @@ inline std::vector<TensorSpec> infer_gather(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-SYMFLOW_OP_DEF(kGatherV2Op, OpDef{.type = "GatherV2", .num_inputs = 3, .infer = infer_gather});
+SYMFLOW_OP_DEF(kGatherV2Op, OpDef{.type = "GatherV2",
+                                  .num_inputs = 3,
+                                  .infer = infer_gather,
+                                  .accepts_strings = true});
 
 inline std::vector<TensorSpec> infer_unsorted_segment_sum(const InferContext& c) {
   check_allowed_list(c, 0, "data", is_number_dtype,

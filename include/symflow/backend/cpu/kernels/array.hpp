@@ -2,6 +2,7 @@
 // The CPU kernels of Placeholder, PlaceholderWithDefault, Identity, Reshape and Fill, and
 // kArrayCpuKernels, the table that maps their OpDefs (ops/defs/array.hpp) to them.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +41,10 @@ inline void fill_kernel(KernelContext& ctx) {
   const Value& v = ctx.input(1);
   if (v.rank() != 0) ctx.fail("value must be a scalar, got shape " + dims_to_string(v.dims()));
   Value& out = ctx.allocate_output(0, v.dtype(), dims);
+  if (v.dtype() == DType::string) {
+    std::fill_n(out.data<std::string>(), out.size(), v.scalar<std::string>());
+    return;
+  }
   std::size_t elem = dtype_size(v.dtype());
   auto* dst = static_cast<std::byte*>(out.raw_data());
   for (std::int64_t i = 0; i < out.size(); ++i)

@@ -88,7 +88,7 @@ inline void select_kernel(KernelContext& ctx) {
     return;
   }
   Value& out = ctx.allocate_output(0, t.dtype(), t.dims());
-  visit_dtype(t.dtype(), [&](auto tag) {
+  visit_any_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* tv = t.data<T>();
     const T* ev = e.data<T>();

@@ -425,10 +425,19 @@ inline void gather_kernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < a; ++i) outer *= params.dims()[i];
   for (std::size_t i = a + 1; i < params.dims().size(); ++i) inner *= params.dims()[i];
   // params as [outer, limit, inner] -> out as [outer, n, inner]
+  auto n = static_cast<std::int64_t>(idx.size());
+  if (params.dtype() == DType::string) {
+    const std::string* from = params.data<std::string>();
+    std::string* to = out.data<std::string>();
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t j = 0; j < n; ++j)
+        std::copy_n(from + (o * limit + idx[static_cast<std::size_t>(j)]) * inner, inner,
+                    to + (o * n + j) * inner);
+    return;
+  }
   std::size_t row = static_cast<std::size_t>(inner) * dtype_size(params.dtype());
   const auto* src = static_cast<const std::byte*>(params.raw_data());
   auto* dst = static_cast<std::byte*>(out.raw_data());
-  auto n = static_cast<std::int64_t>(idx.size());
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t j = 0; j < n; ++j)
       std::memcpy(

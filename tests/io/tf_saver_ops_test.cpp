@@ -1,0 +1,178 @@
+// TensorFlow's V2 checkpoints written by symflow (io::write_tf_bundle), and the checkpoint
+// ops of TensorFlow's Saver graphs (SaveV2, RestoreV2): a graph TensorFlow 2.21's
+// tf.compat.v1 wrote with its Saver (tests/data/tf_saver/make_files.py) restores its
+// variables from TensorFlow's checkpoint by running the Saver's own restore op, and saves
+// them by running its save op, and TensorFlow's values come out.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <symflow/symflow.hpp>
+
+#include "../test_util.hpp"
+
+namespace symflow_test_io_tf_saver_ops_test {
+
+namespace tf = symflow;
+namespace fs = std::filesystem;
+
+const std::string kDir = std::string(SYMFLOW_SOURCE_DIR) + "/tests/data/tf_saver/";
+
+using symflow::test::TempDir;
+
+tf::Value strings(std::vector<std::string> s) {
+  const auto n = static_cast<std::int64_t>(s.size());
+  return tf::Value::from_vector(s, {n});
+}
+
+TEST_CASE("tf_saver: write_tf_bundle writes a TensorFlow checkpoint that reads back") {
+  TempDir dir("tf_saver_bundle");
+  const std::string prefix = dir / "ckpt";
+  const std::vector<std::pair<std::string, tf::Value>> tensors = {
+      {"w", tf::Value({{1.5f, -2.0f}, {0.25f, 8.0f}})},
+      {"b/bias", tf::Value(3.0)},
+      {"step", tf::Value(std::int64_t{42})},
+      {"mask", tf::Value({true, false, true})},
+      {"names", strings({"a", std::string("b\0c", 3), "", "\xc3\xa9"})},
+      {"title", tf::Value("hello")},
+      {"empty", tf::Value(tf::DType::int32, {0, 3})},
+  };
+  tf::io::write_tf_bundle(prefix, tensors);
+  CHECK(fs::exists(prefix + ".index"));
+  CHECK(fs::exists(prefix + ".data-00000-of-00001"));
+  tf::io::BundleReader reader(prefix);
+  CHECK(reader.is_tensorflow_format());
+  CHECK(reader.entries().size() == tensors.size());
+  for (const auto& [name, value] : tensors) {
+    CAPTURE(name);
+    CHECK(reader.read(name) == value);
+  }
+  // Names sort bytewise, as TensorFlow's table needs; a duplicate is refused.
+  CHECK(reader.entries().begin()->first == "b/bias");
+  CHECK_THROWS_WITH_AS(
+      tf::io::write_tf_bundle(dir / "dup", {{"a", tf::Value(1)}, {"a", tf::Value(2)}}),
+      "Adding duplicate key: a", tf::InvalidArgumentError);
+}
+
+TEST_CASE("tf_saver: SaveV2 and RestoreV2 round-trip every dtype, and say what is wrong") {
+  TempDir dir("tf_saver_ops");
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto prefix = tf::placeholder<std::string>(tf::Shape{}, "prefix");
+  auto names = tf::constant({"f", "s", "i"});
+  auto slices = tf::constant({"", "", ""});
+  auto save = tf::save_v2(
+      prefix, names, slices,
+      {tf::constant({1.5f, 2.5f}), tf::constant({"x", "yz"}), tf::constant(std::int64_t{7})});
+  auto restored =
+      tf::restore_v2(prefix, names, slices, {tf::float32, tf::string, tf::int64}, "restore");
+  CHECK(save.type() == "SaveV2");
+  CHECK(restored.size() == 3);
+  CHECK(restored[1].dtype() == tf::string);
+  CHECK_FALSE(restored[0].shape().has_rank());
+  const std::string path = dir / "sub/ckpt";  // SaveV2 makes the folder, as TensorFlow's does
+  tf::Session sess(g);
+  sess.run(save, {{prefix, tf::Value(path)}});
+  const auto out = sess.run(std::vector<tf::Fetch>(restored.begin(), restored.end()),
+                            {{prefix, tf::Value(path)}});
+  CHECK(out[0] == tf::Value({1.5f, 2.5f}));
+  CHECK(out[1] == strings({"x", "yz"}));
+  CHECK(out[2] == tf::Value(std::int64_t{7}));
+
+  auto wrong_type = tf::restore_v2(prefix, tf::constant({"f"}), tf::constant({""}), {tf::int32});
+  CHECK_THROWS_WITH_AS(sess.run(wrong_type[0], {{prefix, tf::Value(path)}}),
+                       doctest::Contains("tensor_name = f; expected dtype int32 does not equal "
+                                         "original dtype float"),
+                       tf::InvalidArgumentError);
+  auto missing = tf::restore_v2(prefix, tf::constant({"nope"}), tf::constant({""}), {tf::float32});
+  CHECK_THROWS_WITH_AS(sess.run(missing[0], {{prefix, tf::Value(path)}}),
+                       doctest::Contains("Key nope not found in checkpoint"), tf::NotFoundError);
+  auto sliced = tf::restore_v2(prefix, tf::constant({"f"}), tf::constant({"2 0,1"}), {tf::float32});
+  CHECK_THROWS_AS(sess.run(sliced[0], {{prefix, tf::Value(path)}}), tf::UnimplementedError);
+  CHECK_THROWS_WITH_AS(
+      sess.run(out.empty() ? restored[0] : restored[0], {{prefix, tf::Value(dir / "absent")}}),
+      doctest::Contains("Failed to find any matching files for"), tf::NotFoundError);
+  // The graph checks what it can before anything runs.
+  CHECK_THROWS_AS(tf::save_v2(prefix, names, slices, {tf::constant(1.0f)}), tf::ValueError);
+  CHECK_THROWS_AS(tf::restore_v2(tf::constant(1.0f), names, slices, {tf::float32}), tf::TypeError);
+}
+
+TEST_CASE("tf_saver: TensorFlow's Saver graph restores and saves through its own ops") {
+  tf::Graph g;
+  tf::import_graph_def(tf::read_graph(kDir + "graph.pb"), {.name = ""}, g);
+  CHECK(g.get_operation_by_name("save/RestoreV2").type() == "RestoreV2");
+  CHECK(g.get_operation_by_name("save/SaveV2").type() == "SaveV2");
+  tf::Session sess(g);
+  const tf::Output filename = g.get_tensor_by_name("save/Const:0");
+  const tf::Output y = g.get_tensor_by_name("y:0");
+  const tf::Output x = g.get_tensor_by_name("x:0");
+  // saver.restore(sess, "model"): run saver_def.restore_op_name with the prefix fed to
+  // saver_def.filename_tensor_name. TF: w = [3, 4], b = -2, y(x = [1, 2]) = [1, 6].
+  sess.run(g.get_operation_by_name("save/restore_all"), {{filename, tf::Value(kDir + "model")}});
+  CHECK(sess.run(y, {{x, tf::Value({1.0f, 2.0f})}}) == tf::Value({1.0f, 6.0f}));
+  CHECK(sess.run(g.get_tensor_by_name("label:0")).scalar<std::string>() == "trained");
+
+  // saver.save(sess, path): run saver_def.save_tensor_name; the checkpoint is
+  // TensorFlow's, with the three variables under their names.
+  TempDir dir("tf_saver_graph");
+  const std::string path = dir / "again";
+  const tf::Value written =
+      sess.run(g.get_tensor_by_name("save/control_dependency:0"), {{filename, tf::Value(path)}});
+  CHECK(written.scalar<std::string>() == path);
+  tf::io::BundleReader reader(path);
+  CHECK(reader.is_tensorflow_format());
+  CHECK(reader.read("w") == tf::Value({3.0f, 4.0f}));
+  CHECK(reader.read("b") == tf::Value(-2.0f));
+  CHECK(reader.read("label") == tf::Value("trained"));
+  // The same bytes as TensorFlow's own checkpoint of these values, index and data alike.
+  CHECK(tf::io::read_file(path + ".data-00000-of-00001") ==
+        tf::io::read_file(kDir + "model.data-00000-of-00001"));
+  CHECK(tf::io::read_file(path + ".index") == tf::io::read_file(kDir + "model.index"));
+}
+
+TEST_CASE("tf_saver: a sharded Saver graph merges its shard into TensorFlow's checkpoint") {
+  tf::Graph g;
+  tf::import_graph_def(tf::read_graph(kDir + "sharded_graph.pb"), {.name = ""}, g);
+  CHECK(g.get_operation_by_name("save/ShardedFilename").type() == "ShardedFilename");
+  CHECK(g.get_operation_by_name("save/MergeV2Checkpoints").type() == "MergeV2Checkpoints");
+  CHECK(g.get_operation_by_name("save/Select").type() == "Select");  // of two strings
+  tf::Session sess(g);
+  const tf::Output filename = g.get_tensor_by_name("save/Const:0");
+  // TF: w = [5, 6], b = 1, y(x = [1, 2]) = [6, 13].
+  sess.run(g.get_operation_by_name("save/restore_all"), {{filename, tf::Value(kDir + "sharded")}});
+  CHECK(sess.run(g.get_tensor_by_name("y:0"),
+                 {{g.get_tensor_by_name("x:0"), tf::Value({1.0f, 2.0f})}}) ==
+        tf::Value({6.0f, 13.0f}));
+  TempDir dir("tf_saver_sharded");
+  const std::string path = dir / "merged";
+  CHECK(sess.run(g.get_tensor_by_name("save/Identity:0"), {{filename, tf::Value(path)}})
+            .scalar<std::string>() == path);
+  // The shard went to path_temp/part-00000-of-00001 first; merged, only TensorFlow's
+  // files are left, and the temporary folder is gone.
+  CHECK(fs::exists(path + ".index"));
+  CHECK(fs::exists(path + ".data-00000-of-00001"));
+  CHECK_FALSE(fs::exists(path + "_temp"));
+  CHECK(tf::io::read_file(path + ".data-00000-of-00001") ==
+        tf::io::read_file(kDir + "sharded.data-00000-of-00001"));
+  CHECK(tf::io::read_file(path + ".index") == tf::io::read_file(kDir + "sharded.index"));
+
+  // Two one-shard checkpoints merge into two shards; a name in both is refused.
+  tf::io::write_tf_bundle(dir / "a", {{"x", tf::Value(1.0f)}});
+  tf::io::write_tf_bundle(dir / "b", {{"y", tf::Value("two")}});
+  tf::io::merge_tf_bundles({dir / "a", dir / "b"}, dir / "both");
+  tf::io::BundleReader both(dir / "both");
+  CHECK(both.num_shards() == 2);
+  CHECK(both.read("x") == tf::Value(1.0f));
+  CHECK(both.read("y") == tf::Value("two"));
+  CHECK_FALSE(fs::exists(dir / "a.index"));
+  tf::io::write_tf_bundle(dir / "c", {{"x", tf::Value(1.0f)}});
+  tf::io::write_tf_bundle(dir / "d", {{"x", tf::Value(2.0f)}});
+  CHECK_THROWS_WITH_AS(tf::io::merge_tf_bundles({dir / "c", dir / "d"}, dir / "cd"),
+                       doctest::Contains("Duplicate tensor keyed by x"), tf::InvalidArgumentError);
+  CHECK(fs::exists(dir / "c.index"));  // nothing moved
+}
+
+}  // namespace symflow_test_io_tf_saver_ops_test
