@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "symflow/core/dtype.hpp"
 #include "symflow/core/errors.hpp"
@@ -54,6 +55,12 @@ TEST_CASE("core/dtype: Python, GraphDef and runtime names") {
   CHECK(symflow::dtype_name(DType::invalid) == "invalid");
   CHECK(symflow::dtype_enum_name(DType::invalid) == "DT_INVALID");
   CHECK(symflow::dtype_runtime_name(DType::invalid) == "INVALID");
+  // Strings: tf.string, DT_STRING, and "string" in the runtime's messages.
+  CHECK(symflow::dtype_name(DType::string) == "string");
+  CHECK(symflow::dtype_enum_name(DType::string) == "DT_STRING");
+  CHECK(symflow::dtype_runtime_name(DType::string) == "string");
+  CHECK(symflow::dtype_tf_number(DType::string) == 7);
+  CHECK(symflow::dtype_from_tf_number(7) == DType::string);
   // The TensorFlow-style constants are the enumerators.
   CHECK(symflow::float32 == DType::float32);
   CHECK(symflow::bool_ == DType::bool_);
@@ -69,6 +76,12 @@ TEST_CASE("core/dtype: sizes match the C++ element types") {
     CHECK(cpp_size == row.size);
   }
   CHECK(symflow::dtype_size(DType::invalid) == 0);
+  // A string value holds std::string objects; visit_dtype, for numbers, refuses it.
+  CHECK(symflow::dtype_size(DType::string) == sizeof(std::string));
+  CHECK_THROWS_AS(symflow::visit_dtype(DType::string, [](auto) { return 0; }), symflow::TypeError);
+  CHECK(symflow::visit_any_dtype(DType::string, [](auto tag) {
+    return std::is_same_v<typename decltype(tag)::type, std::string>;
+  }));
 }
 
 TEST_CASE("core/dtype: dtype_v maps C++ types to dtypes, Element rejects others") {
@@ -83,7 +96,8 @@ TEST_CASE("core/dtype: dtype_v maps C++ types to dtypes, Element rejects others"
   CHECK(symflow::Element<const bool>);
   CHECK_FALSE(symflow::Element<char>);
   CHECK_FALSE(symflow::Element<unsigned>);
-  CHECK_FALSE(symflow::Element<std::string>);
+  CHECK(symflow::Element<std::string>);
+  CHECK(symflow::dtype_v<std::string> == DType::string);
 }
 
 TEST_CASE("core/dtype: floating and integer categories") {
@@ -103,10 +117,11 @@ TEST_CASE("core/dtype: dtype_from_enum_name round-trips and rejects unknown name
     CAPTURE(row.graph_def);
     CHECK(symflow::dtype_from_enum_name(row.graph_def) == row.dtype);
   }
-  CHECK_THROWS_AS(symflow::dtype_from_enum_name("DT_STRING"), symflow::ValueError);
-  CHECK_THROWS_WITH_AS(symflow::dtype_from_enum_name("DT_STRING"),
-                       "Unknown data type 'DT_STRING': expected one of DT_FLOAT, DT_DOUBLE, "
-                       "DT_INT32, DT_INT64, DT_UINT8, DT_BOOL",
+  CHECK(symflow::dtype_from_enum_name("DT_STRING") == DType::string);
+  CHECK_THROWS_AS(symflow::dtype_from_enum_name("DT_HALF"), symflow::ValueError);
+  CHECK_THROWS_WITH_AS(symflow::dtype_from_enum_name("DT_HALF"),
+                       "Unknown data type 'DT_HALF': expected one of DT_FLOAT, DT_DOUBLE, "
+                       "DT_INT32, DT_INT64, DT_UINT8, DT_BOOL, DT_STRING",
                        symflow::ValueError);
   // Python names and the runtime's names are not GraphDef names; nor is DT_INVALID.
   CHECK_THROWS_AS(symflow::dtype_from_enum_name("float32"), symflow::ValueError);

@@ -4,12 +4,14 @@
 // are in ops/defs/io.hpp, their CPU kernels in backend/cpu/kernels/io.hpp. They write and read
 // TensorFlow's V2 checkpoints; nothing flows back through them.
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "symflow/graph/tensor.hpp"
 #include "symflow/ops/defs/io.hpp"
+#include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/op_builder.hpp"
 
 namespace symflow {
@@ -63,5 +65,15 @@ inline Operation merge_v2_checkpoints(const Output& checkpoint_prefixes,
       detail::kMergeV2CheckpointsOp, {checkpoint_prefixes, destination_prefix},
       {{"delete_old_dirs", delete_old_dirs}, {"allow_missing_files", allow_missing_files}});
 }
+
+namespace detail {
+// The registry's entries of the checkpoint ops (ops/registry.hpp): nothing flows back.
+inline constexpr auto kIoOpEntries = std::to_array<OpEntry>({
+    {&kSaveV2Op, nullptr},
+    {&kRestoreV2Op, not_differentiable},
+    {&kShardedFilenameOp, not_differentiable},
+    {&kMergeV2CheckpointsOp, nullptr},
+});
+}  // namespace detail
 
 }  // namespace symflow

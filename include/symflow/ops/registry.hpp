@@ -31,7 +31,7 @@ namespace symflow {
 
 namespace detail {
 
-// Sources, state, randomness, strings and checkpoints: nothing flows back through them.
+// Sources, state and randomness: nothing flows back through them.
 inline constexpr auto kCoreOpEntries = std::to_array<OpEntry>({
     {&kConstOp, not_differentiable},
     {&kPlaceholderOp, not_differentiable},
@@ -49,17 +49,6 @@ inline constexpr auto kCoreOpEntries = std::to_array<OpEntry>({
     {&kTruncatedNormalOp, not_differentiable},
     {&kRandomUniformIntOp, not_differentiable},
     {&kRandomShuffleOp, not_differentiable},
-    // Strings: nothing to differentiate.
-    {&kStringJoinOp, not_differentiable},
-    {&kStringLengthOp, not_differentiable},
-    {&kAsStringOp, not_differentiable},
-    {&kRegexFullMatchOp, not_differentiable},
-    {&kStaticRegexFullMatchOp, not_differentiable},
-    // Checkpoints.
-    {&kSaveV2Op, nullptr},
-    {&kRestoreV2Op, not_differentiable},
-    {&kShardedFilenameOp, not_differentiable},
-    {&kMergeV2CheckpointsOp, nullptr},
 });
 
 template <std::size_t... N>
@@ -79,7 +68,8 @@ inline constexpr auto kAllOps = detail::join_entries(
     detail::kCoreOpEntries, detail::kControlOpEntries, detail::kArrayOpEntries,
     detail::kShapeOpEntries, detail::kMathOpEntries, detail::kReductionOpEntries,
     detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
-    detail::kConvOpEntries, detail::kTrainingOpEntries);
+    detail::kConvOpEntries, detail::kTrainingOpEntries, detail::kStringOpEntries,
+    detail::kIoOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

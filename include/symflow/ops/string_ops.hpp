@@ -4,6 +4,7 @@
 // are in ops/defs/string.hpp, their CPU kernels in backend/cpu/kernels/string.hpp.
 // Strings have no gradient.
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "symflow/graph/tensor.hpp"
 #include "symflow/ops/defs/string.hpp"
+#include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/op_builder.hpp"
 
 namespace symflow {
@@ -118,5 +120,16 @@ inline Tensor<std::string> as_string(const Output& input, const AsStringOptions&
   return symflow::as_string(input, options, name);
 }
 }  // namespace strings
+
+namespace detail {
+// The registry's entries of the string ops (ops/registry.hpp): strings have no gradient.
+inline constexpr auto kStringOpEntries = std::to_array<OpEntry>({
+    {&kStringJoinOp, not_differentiable},
+    {&kStringLengthOp, not_differentiable},
+    {&kAsStringOp, not_differentiable},
+    {&kRegexFullMatchOp, not_differentiable},
+    {&kStaticRegexFullMatchOp, not_differentiable},
+});
+}  // namespace detail
 
 }  // namespace symflow
