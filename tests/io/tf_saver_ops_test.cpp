@@ -173,6 +173,11 @@ TEST_CASE("tf_saver: a sharded Saver graph merges its shard into TensorFlow's ch
   CHECK_THROWS_WITH_AS(tf::io::merge_tf_bundles({dir / "c", dir / "d"}, dir / "cd"),
                        doctest::Contains("Duplicate tensor keyed by x"), tf::InvalidArgumentError);
   CHECK(fs::exists(dir / "c.index"));  // nothing moved
+  // A source whose data file went missing is named.
+  tf::io::write_tf_bundle(dir / "e", {});
+  fs::remove(dir / "e.data-00000-of-00001");
+  CHECK_THROWS_WITH_AS(tf::io::merge_tf_bundles({dir / "e"}, dir / "ee"),
+                       doctest::Contains("e.data-00000-of-00001"), tf::NotFoundError);
 }
 
 }  // namespace symflow_test_io_tf_saver_ops_test

@@ -744,9 +744,15 @@ inline void merge_tf_bundles(const std::vector<std::string>& sources,
             [](const TableEntry& a, const TableEntry& b) { return a.key < b.key; });
   remove_file_if_exists(index_path(destination));
   for (std::int64_t shard = 0; shard < n; ++shard) {
-    const std::string& source = sources[static_cast<std::size_t>(shard)];
-    std::filesystem::rename(tf_bundle::shard_path(source, 0, 1),
-                            tf_bundle::shard_path(destination, shard, n));
+    const std::string from = tf_bundle::shard_path(sources[static_cast<std::size_t>(shard)], 0, 1);
+    const std::string to = tf_bundle::shard_path(destination, shard, n);
+    std::error_code ec;
+    std::filesystem::rename(from, to, ec);
+    if (ec == std::errc::no_such_file_or_directory)
+      throw NotFoundError("Cannot merge checkpoint data file " + from + ": " + ec.message());
+    if (ec)
+      throw PermissionDeniedError("Cannot move checkpoint data file " + from + " to " + to + ": " +
+                                  ec.message());
   }
   write_file_atomically(index_path(destination), write_sorted_table(index));
   for (const std::string& source : sources) remove_file_if_exists(index_path(source));
