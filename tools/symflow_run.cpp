@@ -181,6 +181,7 @@ tf::Value load_string_npy(const std::string& path) {
   if (header.find("'fortran_order': False") == std::string::npos)
     throw corrupt("only C-ordered .npy files are read");
   const auto descr = header.find("'|S");
+  if (descr == std::string::npos) throw corrupt("the .npy header has no '|S<n>' descr");
   const std::size_t width = std::strtoull(header.c_str() + descr + 3, nullptr, 10);
   const auto key = header.find("'shape'");
   const auto open = header.find('(', key);
@@ -195,10 +196,22 @@ tf::Value load_string_npy(const std::string& path) {
     dims.push_back(d);
     at = static_cast<std::size_t>(end - header.c_str()) + 1;
   }
+  // The shape must account for exactly the bytes that follow, checked before allocating
+  // (a '|S0' file has no bytes to bound it: a million empty strings at most).
+  const std::size_t remaining = bytes.size() - start;
+  const std::size_t limit = width ? remaining / width : std::size_t{1} << 20;
+  std::size_t count = 1;
+  for (const long long d : dims) {
+    if (d < 0) throw corrupt("the .npy shape has a negative dimension");
+    const auto ud = static_cast<std::size_t>(d);
+    if (ud != 0 && count > limit / ud)
+      throw corrupt("the .npy shape holds more strings than the file has bytes");
+    count *= ud;
+  }
+  if (count * width != remaining)
+    throw corrupt("expected " + std::to_string(count * width) + " bytes of strings, found " +
+                  std::to_string(remaining));
   tf::Value v(tf::string, dims);
-  if (bytes.size() - start != static_cast<std::size_t>(v.size()) * width)
-    throw corrupt("expected " + std::to_string(v.size() * static_cast<std::int64_t>(width)) +
-                  " bytes of strings, found " + std::to_string(bytes.size() - start));
   std::string* out = v.data<std::string>();
   for (std::int64_t i = 0; i < v.size(); ++i) {
     std::string s = bytes.substr(start + static_cast<std::size_t>(i) * width, width);
@@ -214,10 +227,11 @@ void save_string_npy(const std::string& path, const tf::Value& v) {
   for (const std::string& s : v.flat<std::string>()) width = std::max(width, s.size());
   std::string shape = "(";
   for (std::size_t i = 0; i < v.dims().size(); ++i)
-    shape += std::to_string(v.dims()[i]) + (v.dims().size() == 1 || i + 1 < v.dims().size() ? "," : "");
+    shape +=
+        std::to_string(v.dims()[i]) + (v.dims().size() == 1 || i + 1 < v.dims().size() ? "," : "");
   shape += ")";
-  std::string header =
-      "{'descr': '|S" + std::to_string(width) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = "{'descr': '|S" + std::to_string(width) +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
   header.resize(((10 + header.size() + 1 + 63) / 64) * 64 - 10 - 1, ' ');
   header += '\n';
   std::string out = "\x93NUMPY";

@@ -121,6 +121,32 @@ TEST_CASE("tools/symflow-run: --checkpoint lists, reads and restores TensorFlow'
   CHECK(r.status == 2);
 }
 
+TEST_CASE("tools/symflow-run: string feeds and fetches are NumPy's bytes .npy files") {
+  const std::string data = std::string(SYMFLOW_SOURCE_DIR) + "/tests/data/tf_strings/";
+  const fs::path dir =
+      fs::temp_directory_path() / ("symflow_test_symflow_run_npy_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "text.npy").string();
+  const std::string feeds =
+      " --feed names:0=\"" + data + "names.npy\" --feed x:0=\"" + data + "x.npy\"";
+  Result r =
+      run_tool("\"" + data + "graph.pb\"" + feeds + " --fetch text --fetch text:0=\"" + out + "\"");
+  CHECK(r.status == 0);
+  // TF: [b'ab=1.50' b'width=-0.25']; the file is what NumPy's np.save writes for it.
+  CHECK(r.out == "text:0 =\n[b'ab=1.50' b'width=-0.25']\n");
+  CHECK(slurp(out) == slurp(data + "text.npy"));
+  // A bytes file whose shape promises more strings than it holds is refused.
+  std::string bad = slurp(data + "names.npy");
+  bad.replace(bad.find("(2,)"), 4, "(9,)");
+  const std::string bad_path = (dir / "bad.npy").string();
+  std::ofstream(bad_path, std::ios::binary) << bad;
+  r = run_tool("\"" + data + "graph.pb\" --feed names:0=\"" + bad_path + "\" --feed x:0=\"" + data +
+               "x.npy\" --fetch text");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("bad.npy") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("tools/symflow-run: errors name the file or node, with exit status 1 or 2") {
   Result r = run_tool("");
   CHECK(r.status == 2);

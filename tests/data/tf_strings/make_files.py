@@ -27,3 +27,11 @@ with g.as_default():
     with tf.Session() as s:
         print(s.run([text, long_names, lengths],
                     {x: [1.5, -0.25], names: [b"ab", b"width"]}))
+
+# Feeds for symflow-run (tests/tools/symflow_run_test.cpp), and what NumPy writes for the
+# `text` it must fetch.
+import numpy as np
+
+np.save("names.npy", np.array([b"ab", b"width"]))
+np.save("x.npy", np.array([1.5, -0.25], dtype=np.float32))
+np.save("text.npy", np.array([b"ab=1.50", b"width=-0.25"]))
