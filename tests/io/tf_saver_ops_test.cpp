@@ -98,6 +98,13 @@ TEST_CASE("tf_saver: SaveV2 and RestoreV2 round-trip every dtype, and say what i
   // The graph checks what it can before anything runs.
   CHECK_THROWS_AS(tf::save_v2(prefix, names, slices, {tf::constant(1.0f)}), tf::ValueError);
   CHECK_THROWS_AS(tf::restore_v2(tf::constant(1.0f), names, slices, {tf::float32}), tf::TypeError);
+  CHECK_THROWS_WITH_AS(tf::sharded_filename(prefix, tf::constant(std::int64_t{0}), tf::constant(1)),
+                       doctest::Contains("Value passed to parameter 'shard' has DataType int64 "
+                                         "not in list of allowed values: int32"),
+                       tf::TypeError);
+  auto shard_name = tf::sharded_filename(prefix, tf::constant(1), tf::constant(3));
+  CHECK(sess.run(shard_name, {{prefix, tf::Value("p")}}).scalar<std::string>() ==
+        "p-00001-of-00003");
 }
 
 TEST_CASE("tf_saver: TensorFlow's Saver graph restores and saves through its own ops") {

@@ -16,6 +16,16 @@
 
 namespace symflow {
 
+namespace detail {
+// What both forms report on by default: the global variables, then the local ones.
+inline std::vector<Variable> global_and_local_variables(const Graph& g) {
+  std::vector<Variable> all = variables_in(GraphKeys::GLOBAL_VARIABLES, g);
+  const std::vector<Variable> local = variables_in(GraphKeys::LOCAL_VARIABLES, g);
+  all.insert(all.end(), local.begin(), local.end());
+  return all;
+}
+}  // namespace detail
+
 // tf.report_uninitialized_variables(var_list): a string tensor of the names of the
 // variables in `var_list` (default: all global and local ones) that are not initialised
 // when it runs, built on the CPU as TensorFlow builds it (IsVariableInitialized for each,
@@ -25,11 +35,7 @@ inline Tensor<std::string> report_uninitialized_variables(
     std::optional<std::vector<Variable>> var_list = std::nullopt,
     std::string_view name = "report_uninitialized_variables") {
   Graph g = get_default_graph();
-  if (!var_list) {
-    var_list = variables_in(GraphKeys::GLOBAL_VARIABLES, g);
-    auto local = variables_in(GraphKeys::LOCAL_VARIABLES, g);
-    var_list->insert(var_list->end(), local.begin(), local.end());
-  }
+  if (!var_list) var_list = detail::global_and_local_variables(g);
   name_scope scope(g, name);
   std::vector<Output> initialized;
   for (const Variable& v : *var_list) initialized.push_back(is_variable_initialized(v.ref()));
@@ -47,12 +53,7 @@ inline Tensor<std::string> report_uninitialized_variables(
 // report_uninitialized_variables().
 inline std::vector<std::string> report_uninitialized_variables(
     Session& session, std::vector<Variable> variables = {}) {
-  if (variables.empty()) {
-    Graph g = session.graph();
-    variables = variables_in(GraphKeys::GLOBAL_VARIABLES, g);
-    auto local = variables_in(GraphKeys::LOCAL_VARIABLES, g);
-    variables.insert(variables.end(), local.begin(), local.end());
-  }
+  if (variables.empty()) variables = detail::global_and_local_variables(session.graph());
   std::vector<std::string> names;
   for (const Variable& v : variables)
     if (!session.is_initialized(v.ref())) names.push_back(v.op().name());

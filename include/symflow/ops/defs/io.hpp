@@ -77,14 +77,10 @@ SYMFLOW_OP_DEF(kRestoreV2Op, OpDef{.type = "RestoreV2",
 // ShardedFilename(basename, shard, num_shards): "basename-00000-of-00002".
 inline std::vector<TensorSpec> infer_sharded_filename(const InferContext& c) {
   require_string(c, 0, "basename");
-  for (std::size_t i = 1; i < 3; ++i) {
-    if (c.dtype(i) != DType::int32)
-      throw TypeError("Value passed to parameter '" + std::string(i == 1 ? "shard" : "num_shards") +
-                      "' has DataType " + std::string(dtype_name(c.dtype(i))) +
-                      " not in list of allowed values: int32");
-    require_rank(c.shape(i), 0);
-  }
-  require_rank(c.shape(0), 0);
+  constexpr auto is_int32 = [](DType d) { return d == DType::int32; };
+  check_allowed(c, 1, "shard", is_int32);
+  check_allowed(c, 2, "num_shards", is_int32);
+  for (std::size_t i = 0; i < 3; ++i) require_rank(c.shape(i), 0);
   return {{DType::string, Shape{}}};
 }
 SYMFLOW_OP_DEF(kShardedFilenameOp, OpDef{.type = "ShardedFilename",
