@@ -56,6 +56,7 @@ const std::map<std::string, std::set<std::string>>& exceptions() {
   static const std::map<std::string, std::set<std::string>> list = {
       {"backend/devices.hpp", {"backend/cpu", "backend/thrust"}},
       {"backend/cpu/kernels/io.hpp", {"io"}},
+      {"backend/cpu/kernels/parsing.hpp", {"io"}},
   };
   return list;
 }
@@ -228,10 +229,10 @@ TEST_CASE("architecture: with SYMFLOW_COMPILED the umbrella reaches no kernel li
   CHECK(missing.empty());
 }
 
-TEST_CASE("architecture: the checkpoint kernels reach io/ but no graph") {
+TEST_CASE("architecture: the checkpoint and Example-parsing kernels reach io/ but no graph") {
   const auto headers = read_headers();
-  std::set<std::string> seen{"backend/cpu/kernels/io.hpp"};
-  std::vector<std::string> todo{"backend/cpu/kernels/io.hpp"};
+  std::set<std::string> seen{"backend/cpu/kernels/io.hpp", "backend/cpu/kernels/parsing.hpp"};
+  std::vector<std::string> todo{"backend/cpu/kernels/io.hpp", "backend/cpu/kernels/parsing.hpp"};
   std::vector<std::string> graph_side;
   while (!todo.empty()) {
     const std::string at = todo.back();

@@ -136,6 +136,7 @@ inline const AttrMap* tf_default_attrs(std::string_view op) {
       {"Transpose", {{"Tperm", AttrValue(DType::int32)}}},
       {"TruncatedNormal",
        {{"seed", AttrValue(std::int64_t{0})}, {"seed2", AttrValue(std::int64_t{0})}}},
+      {"Unique", {{"out_idx", AttrValue(DType::int32)}}},
       {"Unpack", {{"axis", AttrValue(std::int64_t{0})}}},
       {"UnsortedSegmentSum", {{"Tnumsegments", AttrValue(DType::int32)}}},
       {"VariableV2",

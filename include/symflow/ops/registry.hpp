@@ -14,11 +14,13 @@
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_grad.hpp"
 #include "symflow/ops/conv_grad.hpp"
+#include "symflow/ops/data_flow_ops.hpp"
 #include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/io_ops.hpp"
 #include "symflow/ops/logic_grad.hpp"
 #include "symflow/ops/math_grad.hpp"
 #include "symflow/ops/nn_grad.hpp"
+#include "symflow/ops/parsing_ops.hpp"
 #include "symflow/ops/random_ops.hpp"
 #include "symflow/ops/reduction_grad.hpp"
 #include "symflow/ops/shape_grad.hpp"
@@ -69,7 +71,7 @@ inline constexpr auto kAllOps = detail::join_entries(
     detail::kShapeOpEntries, detail::kMathOpEntries, detail::kReductionOpEntries,
     detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
     detail::kConvOpEntries, detail::kTrainingOpEntries, detail::kStringOpEntries,
-    detail::kIoOpEntries);
+    detail::kIoOpEntries, detail::kDataFlowOpEntries, detail::kParsingOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

@@ -12,10 +12,12 @@
 #include "symflow/backend/cpu/kernels/const.hpp"
 #include "symflow/backend/cpu/kernels/control.hpp"
 #include "symflow/backend/cpu/kernels/conv.hpp"
+#include "symflow/backend/cpu/kernels/data_flow.hpp"
 #include "symflow/backend/cpu/kernels/io.hpp"
 #include "symflow/backend/cpu/kernels/logic.hpp"
 #include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/cpu/kernels/nn.hpp"
+#include "symflow/backend/cpu/kernels/parsing.hpp"
 #include "symflow/backend/cpu/kernels/random.hpp"
 #include "symflow/backend/cpu/kernels/reduction.hpp"
 #include "symflow/backend/cpu/kernels/shape.hpp"
@@ -35,11 +37,11 @@ consteval auto join_cpu_kernels(const std::array<CpuKernel, N>&... parts) {
   return all;
 }
 
-inline constexpr auto kCpuKernels =
-    join_cpu_kernels(kConstCpuKernels, kControlCpuKernels, kStateCpuKernels, kRandomCpuKernels,
-                     kMathCpuKernels, kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels,
-                     kShapeCpuKernels, kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels,
-                     kTrainingCpuKernels, kStringCpuKernels, kIoCpuKernels);
+inline constexpr auto kCpuKernels = join_cpu_kernels(
+    kConstCpuKernels, kControlCpuKernels, kStateCpuKernels, kRandomCpuKernels, kMathCpuKernels,
+    kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels, kShapeCpuKernels,
+    kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels, kTrainingCpuKernels, kStringCpuKernels,
+    kIoCpuKernels, kDataFlowCpuKernels, kParsingCpuKernels);
 
 // Each op has one kernel here. Ops are told apart by their type names, not their
 // addresses: GCC cannot compare addresses in a constant expression under
