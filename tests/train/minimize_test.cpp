@@ -1,6 +1,9 @@
 // compute_gradients and minimize, through symflow::gradients.
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include <symflow/symflow.hpp>
 #include <symflow/train/train.hpp>
 
@@ -111,6 +114,83 @@ TEST_CASE("train/minimize: no trainable variables is a ValueError") {
   auto loss = frozen * tf::constant(2.0f);
   tf::train::AdamOptimizer opt;
   CHECK_THROWS_WITH_AS(opt.minimize(loss), "No variables to optimize.", tf::ValueError);
+}
+
+TEST_CASE("train/minimize: GATE_OP builds TensorFlow's gradient tuples, node for node") {
+  // TensorFlow 2.21 (tf.compat.v1, ref variables): x @ w1 @ w2, loss = sum(y * y),
+  // GradientDescentOptimizer(0.1).minimize(loss). Name, type, inputs, control inputs of
+  // the tuples, the nodes after the first one and the updates. (Before it, TF 2.21
+  // seeds with a constant shape and takes Sum's gradient with Tile, where symflow has
+  // Shape and BroadcastTo: the same values.)
+  const std::vector<std::string> want = {
+      "gradients/mul_grad/tuple/group_deps NoOp | |gradients/mul_grad/Mul "
+      "gradients/mul_grad/Mul_1",
+      "gradients/mul_grad/tuple/control_dependency Identity |gradients/mul_grad/Mul:0 "
+      "|gradients/mul_grad/tuple/group_deps",
+      "gradients/mul_grad/tuple/control_dependency_1 Identity |gradients/mul_grad/Mul_1:0 "
+      "|gradients/mul_grad/tuple/group_deps",
+      "gradients/AddN AddN |gradients/mul_grad/tuple/control_dependency:0 "
+      "gradients/mul_grad/tuple/control_dependency_1:0 |",
+      "gradients/MatMul_1_grad/MatMul MatMul |gradients/AddN:0 w2/read:0 |",
+      "gradients/MatMul_1_grad/MatMul_1 MatMul |MatMul:0 gradients/AddN:0 |",
+      "gradients/MatMul_1_grad/tuple/group_deps NoOp | |gradients/MatMul_1_grad/MatMul "
+      "gradients/MatMul_1_grad/MatMul_1",
+      "gradients/MatMul_1_grad/tuple/control_dependency Identity "
+      "|gradients/MatMul_1_grad/MatMul:0 |gradients/MatMul_1_grad/tuple/group_deps",
+      "gradients/MatMul_1_grad/tuple/control_dependency_1 Identity "
+      "|gradients/MatMul_1_grad/MatMul_1:0 |gradients/MatMul_1_grad/tuple/group_deps",
+      "gradients/MatMul_grad/MatMul MatMul |gradients/MatMul_1_grad/tuple/control_dependency:0 "
+      "w1/read:0 |",
+      "gradients/MatMul_grad/MatMul_1 MatMul |x:0 "
+      "gradients/MatMul_1_grad/tuple/control_dependency:0 |",
+      "gradients/MatMul_grad/tuple/group_deps NoOp | |gradients/MatMul_grad/MatMul "
+      "gradients/MatMul_grad/MatMul_1",
+      "gradients/MatMul_grad/tuple/control_dependency Identity |gradients/MatMul_grad/MatMul:0 "
+      "|gradients/MatMul_grad/tuple/group_deps",
+      "gradients/MatMul_grad/tuple/control_dependency_1 Identity "
+      "|gradients/MatMul_grad/MatMul_1:0 |gradients/MatMul_grad/tuple/group_deps",
+      "GradientDescent/learning_rate Const | |",
+      "GradientDescent/update_w1/ApplyGradientDescent ApplyGradientDescent |w1:0 "
+      "GradientDescent/learning_rate:0 gradients/MatMul_grad/tuple/control_dependency_1:0 |",
+      "GradientDescent/update_w2/ApplyGradientDescent ApplyGradientDescent |w2:0 "
+      "GradientDescent/learning_rate:0 gradients/MatMul_1_grad/tuple/control_dependency_1:0 |",
+      "GradientDescent NoOp | |GradientDescent/update_w1/ApplyGradientDescent "
+      "GradientDescent/update_w2/ApplyGradientDescent",
+  };
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder(tf::float32, tf::Shape({2, 2}), "x");
+  tf::Variable w1(tf::constant({{1.0f, 2.0f}, {3.0f, 4.0f}}), {.name = "w1"});
+  tf::Variable w2(tf::constant({{0.5f, -1.0f}, {2.0f, 1.0f}}), {.name = "w2"});
+  auto y = tf::matmul(tf::matmul(x, w1), w2);
+  auto loss = tf::reduce_sum(y * y);
+  tf::train::GradientDescentOptimizer(0.1).minimize(loss);
+  std::vector<std::string> got;
+  for (const tf::Operation& op : g.get_operations()) {
+    const std::string& name = op.name();
+    if (name.find("_grad/tuple/") == std::string::npos && !name.starts_with("gradients/MatMul") &&
+        name != "gradients/AddN" && !name.starts_with("GradientDescent"))
+      continue;
+    std::string line = op.name() + " " + op.type() + " |";
+    for (const tf::Output& in : op.inputs()) line += (line.back() == '|' ? "" : " ") + in.name();
+    line += " |";
+    for (const tf::Operation& c : op.control_inputs())
+      line += (line.back() == '|' ? "" : " ") + c.name();
+    got.push_back(line);
+  }
+  CHECK(got == want);
+
+  // GATE_NONE builds no tuple; GATE_GRAPH one over all the gradients, none per op.
+  tf::Graph plain;
+  auto plain_guard = plain.as_default();
+  tf::Variable v(tf::constant(2.0f), {.name = "v"});
+  tf::Variable u(tf::constant(3.0f), {.name = "u"});
+  auto l = v * u;
+  tf::train::GradientDescentOptimizer(0.1).minimize(l, {.gate_gradients = tf::train::GATE_NONE});
+  CHECK(!plain.state().find("gradients/mul_grad/tuple/group_deps"));
+  tf::train::GradientDescentOptimizer(0.1).minimize(l, {.gate_gradients = tf::train::GATE_GRAPH});
+  CHECK(!plain.state().find("gradients_1/mul_grad/tuple/group_deps"));
+  CHECK(plain.get_operation_by_name("tuple/group_deps").control_inputs().size() == 2);
 }
 
 }  // namespace symflow_test_train_minimize_test

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "symflow/ops/array_ops.hpp"
 #include "symflow/ops/defs/control.hpp"
 #include "symflow/ops/op_builder.hpp"
 
@@ -24,6 +25,30 @@ inline Operation no_op(std::string_view name = {},
 // tf.group(*inputs): a NoOp ("group_deps") that runs after all of `inputs`.
 inline Operation group(const std::vector<Operation>& inputs, std::string_view name = {}) {
   return no_op(name.empty() ? "group_deps" : name, inputs);
+}
+
+// control_flow_ops.with_dependencies: `output` passed through an Identity
+// ("control_dependency") that runs only after `dependencies`.
+inline Output with_dependencies(const std::vector<Operation>& dependencies, const Output& output,
+                                std::string_view name = {}) {
+  control_dependencies after(dependencies);
+  return identity(output, name.empty() ? "control_dependency" : name);
+}
+
+// tf.tuple: the tensors, each passed on only once all of them are computed (a
+// "group_deps" NoOp gates Identities named "control_dependency", "control_dependency_1",
+// ... in the scope "tuple"). Invalid tensors (no gradient) stay invalid.
+inline std::vector<Output> tuple(const std::vector<Output>& tensors, std::string_view name = {}) {
+  std::vector<Operation> gating;
+  for (const Output& t : tensors)
+    if (t.valid()) gating.push_back(t.op());
+  if (gating.empty()) return tensors;
+  Graph g = gating.front().graph();
+  name_scope scope(g, name.empty() ? "tuple" : name);
+  const Operation gate = group(gating);
+  std::vector<Output> out;
+  for (const Output& t : tensors) out.push_back(t.valid() ? with_dependencies({gate}, t) : t);
+  return out;
 }
 
 // TensorFlow's control_flow_ops.switch: (output_false, output_true). The output that

@@ -19,6 +19,10 @@ struct GradientsOptions {
   // Tensors treated as constants: no gradient flows through them (tf.gradients'
   // stop_gradients).
   std::vector<Output> stop_gradients = {};
+  // Gate each op's input gradients with a tuple (tf.gradients' gate_gradients; the
+  // optimizers' GATE_OP): all of them are computed before any is used, so an update
+  // reading one cannot run before the others have read the variables they need.
+  bool gate_gradients = false;
 };
 
 // d(sum of ys)/d(x) for each x in xs, weighted by grad_ys (ones by default). An x that

@@ -11,6 +11,7 @@
 #include "symflow/detail/config.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/graph/scopes.hpp"
+#include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/registry.hpp"
 #include "symflow/ops/shape_ops.hpp"
 #include "symflow/train/gradients.hpp"
@@ -147,6 +148,9 @@ SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
     {
       name_scope op_scope(g, op.name() + "_grad");
       input_grads = entry->grad(ctx);
+      const auto computed = std::count_if(input_grads.begin(), input_grads.end(),
+                                          [](const Output& grad) { return grad.valid(); });
+      if (options.gate_gradients && computed > 1) input_grads = tuple(input_grads);
     }
     const std::vector<Output> inputs = op.inputs();
     if (input_grads.size() > inputs.size())

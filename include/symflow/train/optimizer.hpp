@@ -73,6 +73,11 @@ class Hyperparameter {
 using GradAndVar = std::pair<Output, Variable>;
 
 // The keyword arguments of minimize.
+// How much the optimizers order the gradient computation (TensorFlow's
+// Optimizer.GATE_*): GATE_NONE not at all, GATE_OP (the default) each op's input
+// gradients as a tuple, GATE_GRAPH also every gradient before any update.
+enum GateGradients { GATE_NONE = 0, GATE_OP = 1, GATE_GRAPH = 2 };
+
 struct MinimizeOptions {
   // Incremented by one after the updates (see get_or_create_global_step).
   std::optional<Variable> global_step = std::nullopt;
@@ -83,6 +88,7 @@ struct MinimizeOptions {
   std::string name = {};
   // The gradient of the loss itself (default: ones).
   Output grad_loss = {};
+  GateGradients gate_gradients = GATE_OP;
 };
 
 namespace detail {
@@ -134,7 +140,8 @@ class Optimizer {
   // trainable variables of loss's graph). A variable loss does not depend on gets an
   // invalid gradient.
   std::vector<GradAndVar> compute_gradients(const Output& loss, std::vector<Variable> var_list = {},
-                                            const Output& grad_loss = {}) {
+                                            const Output& grad_loss = {},
+                                            GateGradients gate_gradients = GATE_OP) {
     if (!loss.valid()) throw ValueError("compute_gradients: loss is an empty tensor handle");
     detail::assert_valid_dtype(loss.dtype(), loss.name());
     if (grad_loss.valid()) detail::assert_valid_dtype(grad_loss.dtype(), grad_loss.name());
@@ -144,7 +151,9 @@ class Optimizer {
     for (const Variable& v : var_list) refs.push_back(v.ref());
     std::vector<Output> grad_ys;
     if (grad_loss.valid()) grad_ys.push_back(grad_loss);
-    std::vector<Output> grads = gradients({loss}, refs, grad_ys);
+    std::vector<Output> grads =
+        gradients({loss}, refs, grad_ys, {.gate_gradients = gate_gradients == GATE_OP});
+    if (gate_gradients == GATE_GRAPH) grads = tuple(grads);
     std::vector<GradAndVar> out;
     for (std::size_t i = 0; i < var_list.size(); ++i) {
       Output grad = i < grads.size() ? grads[i] : Output{};
@@ -204,7 +213,7 @@ class Optimizer {
   // gradient.
   Operation minimize(const Output& loss, const MinimizeOptions& options = {}) {
     std::vector<GradAndVar> grads_and_vars =
-        compute_gradients(loss, options.var_list, options.grad_loss);
+        compute_gradients(loss, options.var_list, options.grad_loss, options.gate_gradients);
     bool any = std::any_of(grads_and_vars.begin(), grads_and_vars.end(),
                            [](const GradAndVar& gv) { return gv.first.valid(); });
     if (!any)
