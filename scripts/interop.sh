@@ -34,7 +34,8 @@ if ! "$PYTHON" -c "import tf_keras" >/dev/null 2>&1; then
     "$PYTHON" -m pip install --quiet --no-deps tf_keras
 fi
 
-cmake --build "$BUILD_DIR" --target symflow-run -j"$JOBS"
+cmake --build "$BUILD_DIR" --target symflow-run symflow_interop_training_graph -j"$JOBS"
 work=$(mktemp -d "${TMPDIR:-/tmp}/symflow-interop.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-TF_CPP_MIN_LOG_LEVEL=2 "$PYTHON" tests/interop/interop.py "$BUILD_DIR/tools/symflow-run" "$work"
+TF_CPP_MIN_LOG_LEVEL=2 "$PYTHON" tests/interop/interop.py "$BUILD_DIR/tools/symflow-run" "$work" \
+  "$BUILD_DIR/tests/symflow_interop_training_graph"

@@ -1,19 +1,30 @@
 // symflow-run: runs a model file from the command line, the C++ cousin of TensorFlow's
 // `saved_model_cli run`.
 //
-//   symflow-run MODEL [--checkpoint PREFIX] [--run OP[:N]]... [--feed NAME=FILE.npy]...
-//               [--fetch NAME[=OUT.npy]]... [--show] [--write-graph OUT]
+//   symflow-run MODEL [--tag TAGS] [--signature KEY] [--checkpoint PREFIX] [--run OP[:N]]...
+//               [--feed NAME=FILE.npy]... [--fetch NAME[=OUT.npy]]... [--show]
+//               [--write-graph OUT] [--save PREFIX]
 //   symflow-run --checkpoint PREFIX [--fetch NAME[=OUT.npy]]... [--show]
 //
-// MODEL is a GraphDef: TensorFlow's binary `.pb` or text `.pbtxt`, or symflow's JSON.
+// MODEL is a SavedModel folder (TensorFlow 1.x's; `--tag` picks the MetaGraphDef, "serve"
+// by default, "train,serve" for several tags), a MetaGraphDef (a `.meta` file, binary or
+// text, TensorFlow's or symflow's), or a GraphDef: TensorFlow's binary `.pb` or text
+// `.pbtxt`, or symflow's JSON. A SavedModel restores its variables and runs its init op.
 // `--checkpoint` (a prefix or a folder with a `checkpoint` file; TensorFlow's V2
-// checkpoints or symflow's) restores every variable of the graph that the checkpoint has,
-// by name, before anything runs. Without a MODEL, the fetches are the checkpoint's tensors
-// and `--show` lists them, as TensorFlow's inspect_checkpoint does.
-// NAME is a tensor ("x:0") or an op ("x", meaning its output 0). `--run OP[:N]` runs a
+// checkpoints or symflow's) restores the variables before anything runs: through a
+// MetaGraphDef's Saver, else every variable of the graph that the checkpoint has, by name.
+// Without a MODEL, the fetches are the checkpoint's tensors and `--show` lists them, as
+// TensorFlow's inspect_checkpoint does.
+// NAME is a tensor ("x:0") or an op ("x", meaning its output 0); with `--signature`, a key
+// of that signature's inputs or outputs, and without `--fetch` every output is printed.
+// `--run OP[:N]` runs a
 // target op N times (default 1), in the order given, before the fetches. Inputs and
 // outputs are NumPy `.npy` files; a fetch without a file is printed as NumPy prints it.
-// `--show` lists the model's inputs (placeholders) and outputs (tensors nothing reads).
+// `--show` lists the model's inputs (placeholders) and outputs (tensors nothing reads),
+// and for a SavedModel or MetaGraphDef its signatures, as `saved_model_cli show --all`.
+// `--save PREFIX`, after the runs, saves the variables as a TensorFlow V2 checkpoint with
+// its binary `.meta` (through the model's own Saver ops when it has them), which
+// TensorFlow's import_meta_graph and Saver.restore read.
 // `--write-graph OUT` writes the graph as symflow holds it, in the format OUT's extension
 // names: `.pb` binary, `.json` symflow's JSON, anything else protobuf text.
 // Every error names the file or node and what was expected; the exit status is 1 on any
@@ -27,6 +38,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,11 +55,14 @@ namespace tf = symflow;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: symflow-run MODEL [--checkpoint PREFIX] [--run OP[:N]]... [--feed NAME=FILE.npy]...\n"
-    "                   [--fetch NAME[=OUT.npy]]... [--show] [--write-graph OUT]\n"
+    "usage: symflow-run MODEL [--tag TAGS] [--signature KEY] [--checkpoint PREFIX]\n"
+    "                   [--run OP[:N]]... [--feed NAME=FILE.npy]... [--fetch NAME[=OUT.npy]]...\n"
+    "                   [--show] [--write-graph OUT] [--save PREFIX]\n"
     "       symflow-run --checkpoint PREFIX [--fetch NAME[=OUT.npy]]... [--show]\n"
-    "  MODEL  a GraphDef: TensorFlow's .pb or .pbtxt, or symflow's JSON\n"
-    "  NAME   a tensor (\"x:0\") or an op (\"x\", its output 0)\n";
+    "  MODEL  a SavedModel folder, a MetaGraphDef (.meta), or a GraphDef (.pb, .pbtxt, .json)\n"
+    "  TAGS   the SavedModel's tag-set, comma-separated (default: serve)\n"
+    "  NAME   a tensor (\"x:0\") or an op (\"x\", its output 0); with --signature, a key of\n"
+    "         its inputs or outputs\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -61,6 +76,9 @@ struct Options {
   bool show = false;
   std::string write_graph;  // .pb, .pbtxt or .json
   std::string checkpoint;
+  std::vector<std::string> tags = {"serve"};
+  std::string signature;
+  std::string save;  // a checkpoint prefix
 };
 
 // "NAME=VALUE" of a flag; VALUE may be required.
@@ -108,6 +126,18 @@ Options parse(int argc, char** argv) {
       o.fetches.push_back(split_assignment(value(), "--fetch", false));
     } else if (a == "--checkpoint") {
       o.checkpoint = value();
+    } else if (a == "--tag") {
+      o.tags.clear();
+      const std::string v = value();
+      for (std::size_t at = 0; at <= v.size();) {
+        const auto comma = std::min(v.find(',', at), v.size());
+        if (comma > at) o.tags.push_back(v.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else if (a == "--signature") {
+      o.signature = value();
+    } else if (a == "--save") {
+      o.save = value();
     } else if (a == "--write-graph") {
       o.write_graph = value();
     } else if (a == "--help" || a == "-h") {
@@ -122,10 +152,13 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.model.empty() && o.checkpoint.empty()) throw UsageError("no MODEL given");
-  if (o.model.empty() && (!o.runs.empty() || !o.feeds.empty() || !o.write_graph.empty()))
-    throw UsageError("--run, --feed and --write-graph need a MODEL");
-  if (!o.show && o.runs.empty() && o.fetches.empty() && o.write_graph.empty())
-    throw UsageError("nothing to do: give --show, --run, --fetch or --write-graph");
+  if (o.model.empty() &&
+      (!o.runs.empty() || !o.feeds.empty() || !o.write_graph.empty() || !o.save.empty()))
+    throw UsageError("--run, --feed, --save and --write-graph need a MODEL");
+  if (!o.show && o.runs.empty() && o.fetches.empty() && o.write_graph.empty() &&
+      o.signature.empty() && o.save.empty())
+    throw UsageError(
+        "nothing to do: give --show, --run, --fetch, --signature, --save or --write-graph");
   return o;
 }
 
@@ -314,10 +347,93 @@ void restore(const tf::Graph& g, tf::Session& sess, const std::string& checkpoin
   tf::train::Saver(variables).restore(sess, reader.prefix());
 }
 
+// A MetaGraphDef file, by name: TensorFlow's `.meta` (or its text form).
+bool is_meta_graph_file(const std::string& path) {
+  return path.ends_with(".meta") || path.ends_with(".meta.txt") || path.ends_with(".metatxt");
+}
+
+// A shape as saved_model_cli prints it: "(-1, 1)", "()", "unknown_rank".
+std::string cli_shape(const tf::Shape& s) {
+  if (!s.has_rank()) return "unknown_rank";
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.dims().size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s.dims()[i]);
+  return out + ")";
+}
+
+// The signatures of a MetaGraphDef, as `saved_model_cli show --all` lists them.
+void show_signatures(const tf::train::MetaGraphDef& m, std::ostream& os) {
+  std::string tags;
+  for (const std::string& t : m.meta_info_def.tags) tags += (tags.empty() ? "" : ", ") + t;
+  os << "\nMetaGraphDef with tag-set: '" << tags << "' contains the following SignatureDefs:\n";
+  auto infos = [&](const char* kind, const std::map<std::string, tf::train::TensorInfo>& map) {
+    os << "  The given SavedModel SignatureDef contains the following " << kind << "(s):\n";
+    for (const auto& [key, info] : map)
+      os << "    " << kind << "s['" << key << "'] tensor_info:\n"
+         << "        dtype: " << tf::dtype_enum_name(info.dtype) << (info.is_ref ? "_REF" : "")
+         << "\n        shape: " << cli_shape(info.tensor_shape) << "\n        name: " << info.name
+         << "\n";
+  };
+  for (const auto& [key, sig] : m.signature_def) {
+    os << "\nsignature_def['" << key << "']:\n";
+    infos("input", sig.inputs);
+    infos("output", sig.outputs);
+    os << "  Method name is: " << sig.method_name << "\n";
+  }
+}
+
+// The tensor a signature key names.
+std::string signature_tensor(const tf::train::SignatureDef& sig, const std::string& signature,
+                             const std::string& key, bool input) {
+  const auto& map = input ? sig.inputs : sig.outputs;
+  auto it = map.find(key);
+  if (it != map.end()) return it->second.name;
+  std::string keys;
+  for (const auto& [k, info] : map) keys += (keys.empty() ? "'" : ", '") + k + "'";
+  throw tf::InvalidArgumentError("signature '" + signature + "' has no " +
+                                 (input ? "input" : "output") + " '" + key + "'; its " +
+                                 (input ? "inputs" : "outputs") + " are [" + keys + "]");
+}
+
+// Saves the variables as TensorFlow's files: through the model's own TensorFlow Saver
+// when it has one, else every variable of the graph under its name.
+void save(tf::Graph& g, tf::Session& sess, std::optional<tf::train::Saver>& saver,
+          const std::string& prefix) {
+  if (!saver || !saver->runs_graph_ops()) {
+    std::vector<tf::Variable> variables;
+    for (const tf::Operation& op : g.get_operations())
+      if (op.type() == "VariableV2") variables.push_back(tf::Variable::from_op(op));
+    if (variables.empty()) throw tf::NotFoundError("--save: the model has no variables");
+    // A GraphDef has no collections: TensorFlow's import_meta_graph finds the variables
+    // through this one.
+    if (g.get_collection(tf::GraphKeys::GLOBAL_VARIABLES).empty())
+      for (const tf::Variable& v : variables)
+        g.add_to_collection(tf::GraphKeys::GLOBAL_VARIABLES, v.op());
+    saver.emplace(variables, tf::train::SaverOptions{.format = tf::train::FileFormat::tensorflow});
+  }
+  saver->save(sess, prefix);
+}
+
 int run(const Options& o) {
   if (o.model.empty()) return inspect_checkpoint(o);
   tf::Graph g;
-  tf::import_graph_def(tf::read_graph(o.model), {.name = ""}, g);
+  tf::Session sess(g);
+  std::optional<tf::train::MetaGraphDef> meta;
+  std::optional<tf::train::Saver> saver;
+  if (std::filesystem::is_directory(o.model)) {
+    // The signatures show even for a model that then fails to load (a TF2 SavedModel).
+    if (o.show)
+      show_signatures(tf::saved_model::meta_graph_for_tags(
+                          tf::saved_model::read_saved_model(o.model), o.tags, o.model),
+                      std::cout);
+    meta = tf::saved_model::load(sess, o.tags, o.model);
+  } else if (is_meta_graph_file(o.model)) {
+    meta = tf::train::read_meta_graph_file(o.model);
+    if (o.show) show_signatures(*meta, std::cout);
+    saver = tf::train::import_meta_graph(*meta, {.graph = g});
+  } else {
+    tf::import_graph_def(tf::read_graph(o.model), {.name = ""}, g);
+  }
   if (o.show) show(g, std::cout);
   if (!o.write_graph.empty()) {
     const std::filesystem::path out(o.write_graph);
@@ -329,28 +445,57 @@ int run(const Options& o) {
     tf::write_graph(g.as_graph_def(), dir, out.filename().string(), format);
   }
 
+  const tf::train::SignatureDef* sig = nullptr;
+  if (!o.signature.empty()) {
+    if (!meta) throw UsageError("--signature needs a SavedModel or a MetaGraphDef (.meta)");
+    auto it = meta->signature_def.find(o.signature);
+    if (it == meta->signature_def.end()) {
+      std::string keys;
+      for (const auto& [k, s] : meta->signature_def) keys += (keys.empty() ? "'" : ", '") + k + "'";
+      throw tf::NotFoundError(o.model + " has no signature '" + o.signature +
+                              "'; its signatures are [" + keys + "]");
+    }
+    sig = &it->second;
+  }
+  auto tensor = [&](const std::string& name, bool input) {
+    return sig ? signature_tensor(*sig, o.signature, name, input) : tensor_name(name);
+  };
+
   tf::FeedDict feeds;
   for (const auto& [name, file] : o.feeds) {
-    const std::string tensor = tensor_name(name);
-    (void)g.get_tensor_by_name(tensor);  // an unknown name fails before any file is read
-    feeds.emplace_back(tensor, load_npy(file));
+    const std::string t = tensor(name, true);
+    (void)g.get_tensor_by_name(t);  // an unknown name fails before any file is read
+    feeds.emplace_back(t, load_npy(file));
   }
-  tf::Session sess(g);
-  if (!o.checkpoint.empty()) restore(g, sess, o.checkpoint);
+  if (!o.checkpoint.empty()) {
+    if (saver && (saver->runs_graph_ops() || !saver->var_list().empty()))
+      saver->restore(sess, tf::train::load_checkpoint(o.checkpoint).prefix());
+    else
+      restore(g, sess, o.checkpoint);
+  }
   for (const auto& [op, times] : o.runs) {
     const tf::Operation target = g.get_operation_by_name(op);
     for (int i = 0; i < times; ++i) sess.run(target, feeds);
   }
-  if (o.fetches.empty()) return 0;
+  if (!o.save.empty()) save(g, sess, saver, o.save);
+  // With a signature and no --fetch, every output, printed under its key.
+  std::vector<std::pair<std::string, std::string>> wanted = o.fetches;
+  if (sig && wanted.empty())
+    for (const auto& [key, info] : sig->outputs) wanted.emplace_back(key, "");
+  if (wanted.empty()) return 0;
   std::vector<tf::Output> fetches;
   std::vector<tf::Fetch> targets;
-  for (const auto& [name, file] : o.fetches) {
-    fetches.push_back(g.get_tensor_by_name(tensor_name(name)));
+  for (const auto& [name, file] : wanted) {
+    fetches.push_back(g.get_tensor_by_name(tensor(name, false)));
     targets.emplace_back(fetches.back());
   }
   const std::vector<tf::Value> values = sess.run(targets, feeds);
-  for (std::size_t i = 0; i < values.size(); ++i)
-    print_or_save(fetches[i].name(), o.fetches[i].second, values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (sig && wanted[i].second.empty())
+      std::cout << "Result for output key " << wanted[i].first << ":\n" << values[i] << "\n";
+    else
+      print_or_save(fetches[i].name(), wanted[i].second, values[i]);
+  }
   return 0;
 }
 

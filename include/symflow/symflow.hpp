@@ -45,6 +45,7 @@
 #include "symflow/train/checkpoint_utils.hpp"
 #include "symflow/train/gradients.hpp"
 #include "symflow/train/graph_util.hpp"
+#include "symflow/train/saved_model.hpp"
 #include "symflow/train/train.hpp"
 #include "symflow/variables/get_variable.hpp"
 #include "symflow/variables/initializers.hpp"

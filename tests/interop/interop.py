@@ -1,6 +1,6 @@
 """make interop: symflow and real TensorFlow read each other's files.
 
-Run by scripts/interop.sh as  python3 interop.py SYMFLOW_RUN WORK_DIR.
+Run by scripts/interop.sh as  python3 interop.py SYMFLOW_RUN WORK_DIR TRAINING_GRAPH_WRITER.
 TensorFlow (tf.compat.v1, graph mode) builds models, writes them as binary and text
 GraphDefs with its inputs and its own outputs as .npy files; symflow-run runs each file
 and must give TensorFlow's outputs. Then symflow writes each graph back (symflow-run
@@ -24,6 +24,7 @@ from tensorflow.python.framework import meta_graph  # noqa: E402
 tf.disable_v2_behavior()
 
 SYMFLOW_RUN, WORK = sys.argv[1], sys.argv[2]
+TRAINING_GRAPH_WRITER = sys.argv[3] if len(sys.argv) > 3 else None
 TOLERANCE = 1e-5
 failures = []
 checked = 0
@@ -303,6 +304,109 @@ def check_saver_graph(folder):
             compare(f"TF reading symflow's checkpoint, {name}", a, b)
 
 
+def training_model(use_resource):
+    """A small regression model trained with Momentum (slot variables too), its
+    variables resource variables when `use_resource`, as TF2's tf.compat.v1 makes them."""
+    rng = np.random.RandomState(3)
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    y = tf.placeholder(tf.float32, [None, 1], name="y")
+    with tf.variable_scope("model", use_resource=use_resource):
+        h = tf.layers.dense(x, 8, tf.nn.tanh, name="hidden")
+        pred = tf.identity(tf.layers.dense(h, 1, name="out"), name="pred")
+    loss = tf.reduce_mean(tf.square(pred - y), name="loss")
+    tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss, name="train")
+    feeds = {"x:0": rng.randn(6, 4).astype(np.float32),
+             "y:0": rng.randn(6, 1).astype(np.float32)}
+    return x, pred, feeds
+
+
+def check_saved_model_and_meta(folder, use_resource):
+    """TensorFlow writes a SavedModel (binary and text) and a Saver checkpoint with its
+    .meta: symflow serves the SavedModel's signature, and restores the .meta's graph,
+    runs its train op 3 times and saves (symflow-run --save); TensorFlow imports the .meta
+    symflow wrote, restores its checkpoint and finds the weights of its own 3 steps."""
+    os.makedirs(folder, exist_ok=True)
+    kind = "resource" if use_resource else "ref"
+    g = tf.Graph()
+    with g.as_default():
+        x, pred, feeds = training_model(use_resource)
+        saver = tf.train.Saver()
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, os.path.join(folder, "model.ckpt"))
+            want_pred = sess.run(pred, feeds)
+            for as_text in (False, True):
+                export = os.path.join(folder, "saved_model_text" if as_text else "saved_model")
+                shutil.rmtree(export, ignore_errors=True)
+                g.clear_collection(tf.saved_model.MAIN_OP_KEY)  # one main op per export
+                builder = tf.saved_model.Builder(export)
+                signature = tf.saved_model.predict_signature_def({"x": x}, {"pred": pred})
+                builder.add_meta_graph_and_variables(
+                    sess, ["serve"], signature_def_map={"serving_default": signature},
+                    main_op=tf.group(tf.no_op(), name="main_op"))
+                builder.save(as_text=as_text)
+                got = run_symflow(export, {"x": feeds["x:0"]}, ["pred"], folder,
+                                  ["--signature", "serving_default"])
+                if got is not None:
+                    compare(f"symflow serving TF's {os.path.basename(export)} ({kind} variables)",
+                            got[0], want_pred)
+            for _ in range(3):
+                sess.run("train", feeds)
+            variables = sorted(tf.global_variables(), key=lambda v: v.op.name)
+            want = dict(zip([v.op.name for v in variables],
+                            sess.run([v.read_value() for v in variables])))
+    out = os.path.join(folder, "by_symflow")
+    done = subprocess.run([SYMFLOW_RUN, prefix + ".meta", "--checkpoint", prefix] +
+                          [a for name, value in feeds.items() for a in
+                           ("--feed", f"{name}={save_npy(folder, name, value)}")] +
+                          ["--run", "train:3", "--save", out], capture_output=True, text=True)
+    if done.returncode != 0:
+        failures.append(f"symflow-run --save ({kind}): {done.stderr.strip()}")
+        return
+    g = tf.Graph()
+    with g.as_default(), tf.Session(graph=g) as sess:
+        tf.train.import_meta_graph(out + ".meta").restore(sess, out)
+        for v in sorted(tf.global_variables(), key=lambda v: v.op.name):
+            compare(f"TF restoring symflow's .meta and checkpoint after 3 steps ({kind}), "
+                    f"{v.op.name}", sess.run(v.read_value()), want[v.op.name])
+
+
+def check_symflow_training_graph(folder):
+    """symflow builds a training graph (its gradients, with TensorFlow's GATE_OP tuples,
+    and GradientDescent), saves it as TensorFlow's .meta and checkpoint and trains it 3
+    steps itself (tests/interop/training_graph.cpp); TensorFlow imports the .meta,
+    restores, runs the graph's train op 3 times and must reach symflow's weights, in each
+    of 5 runs with default threading."""
+    if TRAINING_GRAPH_WRITER is None:
+        failures.append("no training graph writer given (third argument)")
+        return
+    os.makedirs(folder, exist_ok=True)
+    prefix = os.path.join(folder, "model")
+    done = subprocess.run([TRAINING_GRAPH_WRITER, prefix], capture_output=True, text=True)
+    if done.returncode != 0:
+        failures.append(f"training graph writer: {done.stderr.strip()}")
+        return
+    x = np.arange(24, dtype=np.float32).reshape(6, 4) / np.float32(10) - np.float32(1)
+    y = np.arange(6, dtype=np.float32).reshape(6, 1) / np.float32(6)
+    after = tf.train.load_checkpoint(prefix + "_after")
+    for run in range(5):
+        g = tf.Graph()
+        with g.as_default(), tf.Session(graph=g) as sess:
+            tf.train.import_meta_graph(prefix + ".meta").restore(sess, prefix)
+            train = tf.get_collection(tf.GraphKeys.TRAIN_OP)[0]
+            for _ in range(3):
+                sess.run(train, {"x:0": x, "y:0": y})
+            for v in tf.global_variables():
+                compare(f"TF training symflow's graph, run {run + 1}, {v.op.name}",
+                        sess.run(v), after.get_tensor(v.op.name))
+
+
+def save_npy(folder, name, value):
+    path = os.path.join(folder, name.replace(":", "_") + ".npy")
+    np.save(path, value)
+    return path
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise),
@@ -333,6 +437,9 @@ def main():
                 compare(f"TF on symflow's {os.path.basename(written)} (from {file}), {fetch}", g, w)
     check_checkpoints(os.path.join(WORK, "checkpoint"))
     check_saver_graph(os.path.join(WORK, "saver_graph"))
+    check_saved_model_and_meta(os.path.join(WORK, "saved_model_ref"), use_resource=False)
+    check_saved_model_and_meta(os.path.join(WORK, "saved_model_resource"), use_resource=True)
+    check_symflow_training_graph(os.path.join(WORK, "symflow_training_graph"))
     print(f"interop: {checked} comparisons, {len(failures)} failures")
     for f in failures:
         print("  FAIL", f)

@@ -147,6 +147,67 @@ TEST_CASE("tools/symflow-run: string feeds and fetches are NumPy's bytes .npy fi
   fs::remove_all(dir);
 }
 
+TEST_CASE("tools/symflow-run: SavedModels and .meta files, their signatures and tags") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("symflow_test_symflow_run_sm_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string x = (dir / "x.npy").string();
+  const xt::xarray<float> column = xt::reshape_view(xt::xarray<float>({1.0f, 2.0f, 5.0f}), {3, 1});
+  xt::dump_npy(x, column);
+  // --show prints what `saved_model_cli show --all` prints (checked with TF 2.21's).
+  Result r = run_tool("\"" + fixture("tf1_counter_savedmodel") + "\" --show");
+  CHECK(r.status == 0);
+  CHECK(r.out.rfind("\nMetaGraphDef with tag-set: 'serve' contains the following SignatureDefs:\n"
+                    "\nsignature_def['get_counter']:\n"
+                    "  The given SavedModel SignatureDef contains the following input(s):\n"
+                    "  The given SavedModel SignatureDef contains the following output(s):\n"
+                    "    outputs['output'] tensor_info:\n"
+                    "        dtype: DT_FLOAT_REF\n"
+                    "        shape: ()\n"
+                    "        name: counter:0\n"
+                    "  Method name is: tensorflow/serving/predict\n",
+                    0) == 0);
+  CHECK(r.out.find("    inputs['delta'] tensor_info:\n        dtype: DT_FLOAT\n"
+                   "        shape: unknown_rank\n        name: delta:0\n") != std::string::npos);
+  // A signature's keys name the feeds; without --fetch every output prints under its key.
+  const std::string half = "\"" + fixture("tf1_half_plus_two_savedmodel") + "\"";
+  r = run_tool(half + " --signature serving_default --feed x=\"" + x + "\"");
+  CHECK(r.status == 0);
+  CHECK(r.out == "Result for output key y:\n[[2.5]\n [3. ]\n [4.5]]\n");
+  r = run_tool(half + " --signature serving_default --fetch nope");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("has no output 'nope'; its outputs are ['y']") != std::string::npos);
+  r = run_tool(half + " --signature nope --fetch y");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("has no signature 'nope'") != std::string::npos);
+  // Two tags, in any order; a tag-set the model lacks is named.
+  const std::string regression = "\"" + fixture("tf1_regression_savedmodel") + "\"";
+  r = run_tool(regression +
+               " --tag serve,train --signature tensorflow/serving/regress "
+               "--feed x=\"" +
+               x + "\" --fetch out");
+  CHECK(r.status == 0);
+  // NumPy: array([[-0.85786223], [-1.7157245 ], [-4.2893114 ]], dtype=float32)
+  CHECK(r.out == "Result for output key out:\n[[-0.85786223]\n [-1.7157245 ]\n [-4.2893114 ]]\n");
+  r = run_tool(regression + " --show");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("available tags ['train,serve']") != std::string::npos);
+  // A .meta restores through its own Saver ops.
+  r = run_tool("\"" + fixture("tf1_half_plus_two_ckpt/export.meta") + "\" --checkpoint \"" +
+               fixture("tf1_half_plus_two_ckpt/export") + "\" --feed Placeholder=\"" + x +
+               "\" --fetch Add");
+  CHECK(r.status == 0);
+  CHECK(r.out == "Add:0 =\n[[2.5]\n [3. ]\n [4.5]]\n");
+  // A TF2 SavedModel still shows its signatures, then is refused by name.
+  r = run_tool("\"" + fixture("tf2_half_plus_two_savedmodel") + "\" --show");
+  CHECK(r.status == 1);
+  CHECK(r.out.find("name: serving_default_x:0") != std::string::npos);
+  CHECK(r.err.find("StatefulPartitionedCall") != std::string::npos);
+  r = run_tool("\"" + fixture("tf1_small_graphdefs/addition.pb") + "\" --signature x");
+  CHECK(r.status == 2);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("tools/symflow-run: errors name the file or node, with exit status 1 or 2") {
   Result r = run_tool("");
   CHECK(r.status == 2);

@@ -12,6 +12,7 @@
 
 #include "symflow/detail/config.hpp"
 #include "symflow/graph/graph_def.hpp"
+#include "symflow/io/protobuf_schema.hpp"
 
 namespace symflow {
 
@@ -26,6 +27,23 @@ SYMFLOW_INLINE GraphDef parse_graph_def_binary(std::string_view bytes,
 
 // The binary encoding of a GraphDef, as TensorFlow's SerializeToString writes it.
 SYMFLOW_INLINE std::string serialize_graph_def_binary(const GraphDef& graph_def);
+
+// Protobuf's text format as a message tree, each field named as written (the GraphDef,
+// MetaGraphDef and SavedModel readers share it).
+SYMFLOW_INLINE proto::Message parse_text_message(std::string_view text,
+                                                 std::string_view source_name);
+
+// A GraphDef from its message tree, decoded from binary (positions are byte offsets)
+// or parsed from text (positions are lines).
+SYMFLOW_INLINE GraphDef graph_def_from_message(const proto::Message& message,
+                                               std::string_view source_name, bool binary);
+
+// A TensorShapeProto from its message tree.
+SYMFLOW_INLINE Shape shape_from_message(const proto::Message& message, std::string_view source_name,
+                                        bool binary);
+
+// The message tree of a GraphDef: the fields its text form holds.
+SYMFLOW_INLINE proto::Message graph_def_to_message(const GraphDef& graph_def);
 
 // Whether `bytes` are protobuf's binary encoding rather than text or JSON.
 SYMFLOW_INLINE bool looks_like_binary_protobuf(std::string_view bytes);

@@ -140,29 +140,53 @@ class TextParser {
       bool colon = pos_ < text_.size() && text_[pos_] == ':';
       if (colon) ++pos_, skip_space();
       if (pos_ >= text_.size()) fail(line_, "expected a value for field '" + f.name + "'");
-      char c = text_[pos_];
-      if (c == '{' || c == '<') {
-        ++pos_;
-        f.is_message = true;
-        f.message = std::make_shared<TextMessage>(parse_fields(c == '{' ? '}' : '>', depth + 1));
-      } else if (!colon) {
-        fail(line_, "expected ':' or '{' after field '" + f.name + "'");
-      } else if (c == '"' || c == '\'') {
-        f.is_string = true;
-        f.scalar = quoted();
-        // Adjacent strings concatenate, as in C.
-        for (skip_space(); pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'');
-             skip_space())
-          f.scalar += quoted();
-      } else {
-        std::size_t start = pos_;
-        while (pos_ < text_.size() && is_scalar_char(text_[pos_])) ++pos_;
-        if (start == pos_)
-          fail(line_,
-               "expected a value for field '" + f.name + "', got '" + std::string(1, c) + "'");
-        f.scalar = std::string(text_.substr(start, pos_ - start));
+      if (text_[pos_] != '[') {
+        value(f, colon, depth);
+        msg.fields.push_back(std::move(f));
+        continue;
       }
-      msg.fields.push_back(std::move(f));
+      // The short form of a repeated field, `f: [1, 2.5]` or `f [{...}, {...}]`: one
+      // field per element, as if each were written out.
+      // (skip_space eats the ',' between elements, so a missing one is let pass.)
+      ++pos_;
+      for (;;) {
+        skip_space();
+        if (pos_ >= text_.size()) fail(line_, "expected ']', got end of input");
+        if (text_[pos_] == ']') {
+          ++pos_;
+          break;
+        }
+        TextField item;
+        item.name = f.name;
+        item.position = line_;
+        value(item, colon, depth);
+        msg.fields.push_back(std::move(item));
+      }
+    }
+  }
+
+  // The value of `f` at the cursor: a message, a quoted string or a scalar token.
+  void value(TextField& f, bool colon, int depth) {
+    char c = text_[pos_];
+    if (c == '{' || c == '<') {
+      ++pos_;
+      f.is_message = true;
+      f.message = std::make_shared<TextMessage>(parse_fields(c == '{' ? '}' : '>', depth + 1));
+    } else if (!colon) {
+      fail(line_, "expected ':' or '{' after field '" + f.name + "'");
+    } else if (c == '"' || c == '\'') {
+      f.is_string = true;
+      f.scalar = quoted();
+      // Adjacent strings concatenate, as in C.
+      for (skip_space(); pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'');
+           skip_space())
+        f.scalar += quoted();
+    } else {
+      std::size_t start = pos_;
+      while (pos_ < text_.size() && is_scalar_char(text_[pos_])) ++pos_;
+      if (start == pos_)
+        fail(line_, "expected a value for field '" + f.name + "', got '" + std::string(1, c) + "'");
+      f.scalar = std::string(text_.substr(start, pos_ - start));
     }
   }
 
@@ -193,6 +217,29 @@ class TextReader {
       }
     }
     return def;
+  }
+
+  Shape shape(const TextMessage& m) const {
+    Dims dims;
+    bool unknown = false;
+    for (const TextField& f : m.fields) {
+      if (f.name == "unknown_rank") {
+        unknown = boolean(f);
+      } else if (f.name == "dim") {
+        std::int64_t size = 0;
+        for (const TextField& d : message(f).fields)
+          if (d.name == "size")
+            size = integer(d, -1);
+          else if (d.name != "name")
+            parser_.fail(d.position, "unknown field '" + d.name + "' in a dim");
+        dims.push_back(size);
+      } else {
+        parser_.fail(f.position,
+                     "unknown field '" + f.name + "' in a shape: expected 'dim' or 'unknown_rank'");
+      }
+    }
+    if (unknown) return Shape::unknown();
+    return Shape(std::move(dims));
   }
 
  private:
@@ -250,29 +297,6 @@ class TextReader {
                                    "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
                                    "DT_UINT8, DT_BOOL, DT_STRING");
     }
-  }
-
-  Shape shape(const TextMessage& m) const {
-    Dims dims;
-    bool unknown = false;
-    for (const TextField& f : m.fields) {
-      if (f.name == "unknown_rank") {
-        unknown = boolean(f);
-      } else if (f.name == "dim") {
-        std::int64_t size = 0;
-        for (const TextField& d : message(f).fields)
-          if (d.name == "size")
-            size = integer(d, -1);
-          else if (d.name != "name")
-            parser_.fail(d.position, "unknown field '" + d.name + "' in a dim");
-        dims.push_back(size);
-      } else {
-        parser_.fail(f.position,
-                     "unknown field '" + f.name + "' in a shape: expected 'dim' or 'unknown_rank'");
-      }
-    }
-    if (unknown) return Shape::unknown();
-    return Shape(std::move(dims));
   }
 
   Value tensor(const TextMessage& m, std::int64_t line) const {
@@ -438,29 +462,43 @@ class TextReader {
 
 namespace io {
 
+SYMFLOW_INLINE proto::Message parse_text_message(std::string_view text,
+                                                 std::string_view source_name) {
+  return detail::graph_io::TextParser(text, std::string(source_name)).parse();
+}
+
+SYMFLOW_INLINE GraphDef graph_def_from_message(const proto::Message& message,
+                                               std::string_view source_name, bool binary) {
+  const detail::graph_io::MessageSource source{std::string(source_name), binary};
+  return detail::graph_io::TextReader(source).graph_def(message);
+}
+
+SYMFLOW_INLINE Shape shape_from_message(const proto::Message& message, std::string_view source_name,
+                                        bool binary) {
+  const detail::graph_io::MessageSource source{std::string(source_name), binary};
+  return detail::graph_io::TextReader(source).shape(message);
+}
+
+SYMFLOW_INLINE proto::Message graph_def_to_message(const GraphDef& graph_def) {
+  return parse_text_message(to_text(graph_def), "GraphDef");
+}
+
 // A GraphDef from protobuf's text format (what to_text and write_graph(as_text) write).
 SYMFLOW_INLINE GraphDef parse_graph_def_text(std::string_view text, std::string_view source_name) {
-  detail::graph_io::TextParser parser(text, std::string(source_name));
-  detail::graph_io::TextMessage root = parser.parse();
-  const detail::graph_io::MessageSource source{std::string(source_name), false};
-  return detail::graph_io::TextReader(source).graph_def(root);
+  return graph_def_from_message(parse_text_message(text, source_name), source_name, false);
 }
 
 // A GraphDef from protobuf's binary encoding (a TensorFlow `.pb`).
 SYMFLOW_INLINE GraphDef parse_graph_def_binary(std::string_view bytes,
                                                std::string_view source_name) {
-  const detail::graph_io::MessageSource source{std::string(source_name), true};
-  detail::graph_io::TextMessage root =
-      proto::decode(bytes, tf_proto::graph_def(), std::string(source_name));
-  return detail::graph_io::TextReader(source).graph_def(root);
+  return graph_def_from_message(
+      proto::decode(bytes, tf_proto::graph_def(), std::string(source_name)), source_name, true);
 }
 
 // The binary encoding of `graph_def`: the message its text form describes, so that both
 // forms hold the same fields.
 SYMFLOW_INLINE std::string serialize_graph_def_binary(const GraphDef& graph_def) {
-  const std::string text = to_text(graph_def);
-  detail::graph_io::TextParser parser(text, "GraphDef");
-  return proto::encode(parser.parse(), tf_proto::graph_def());
+  return proto::encode(graph_def_to_message(graph_def), tf_proto::graph_def());
 }
 
 // Text and JSON are printable; protobuf's binary encoding has a length or a tag below

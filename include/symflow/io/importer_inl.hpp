@@ -21,6 +21,7 @@
 #include "symflow/detail/config.hpp"
 #include "symflow/io/importer.hpp"
 #include "symflow/io/tf_op_defaults.hpp"
+#include "symflow/io/tf_op_rewrites.hpp"
 #include "symflow/ops/registry.hpp"
 
 namespace symflow {
@@ -91,11 +92,15 @@ inline void prefix_colocation(AttrMap& attrs, const std::string& prefix,
 
 namespace detail {
 
-SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& graph_def,
+SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& original,
                                                   const ImportGraphDefOptions& options) {
   namespace im = detail::importer;
   if (graph.finalized())
     throw FailedPreconditionError("Graph is finalized and cannot be modified.");
+  // TensorFlow's old Variable and resource variable ops, as the ops symflow runs.
+  std::optional<GraphDef> rewritten;
+  if (io::has_tf_ops_to_rewrite(original)) io::rewrite_tf_ops(rewritten.emplace(original));
+  const GraphDef& graph_def = rewritten ? *rewritten : original;
 
   // Names, ops and inputs.
   std::vector<im::PendingNode> nodes(graph_def.node.size());

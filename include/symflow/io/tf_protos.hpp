@@ -48,6 +48,8 @@ inline const MessageDesc& tensor();
 inline const MessageDesc& tensor_shape();
 inline const MessageDesc& dim();
 inline const MessageDesc& version_def();
+inline const MessageDesc& meta_graph_def();
+inline const MessageDesc& saved_model();
 
 // graph.proto
 inline constexpr FieldDesc kGraphDefFields[] = {
@@ -128,6 +130,202 @@ inline constexpr FieldDesc kDimFields[] = {
     {1, "size", Kind::int64},
     {2, "name", Kind::string},
 };
+
+// CheckpointFormatVersion, saver.proto.
+inline constexpr EnumValue kSaverVersionValues[] = {{"LEGACY", 0}, {"V1", 1}, {"V2", 2}};
+inline constexpr EnumDesc kSaverVersion{"tensorflow.SaverDef.CheckpointFormatVersion",
+                                        kSaverVersionValues};
+
+inline const MessageDesc& meta_info_def();
+inline const MessageDesc& saver_def();
+inline const MessageDesc& collection_entry();
+inline const MessageDesc& collection_def();
+inline const MessageDesc& string_list();
+inline const MessageDesc& int64_list();
+inline const MessageDesc& float_list();
+inline const MessageDesc& any_list();
+inline const MessageDesc& any();
+inline const MessageDesc& signature_entry();
+inline const MessageDesc& signature_def();
+inline const MessageDesc& tensor_info_entry();
+inline const MessageDesc& tensor_info();
+inline const MessageDesc& asset_file_def();
+inline const MessageDesc& variable_def();
+inline const MessageDesc& op_list();
+inline const MessageDesc& op_def();
+
+// meta_graph.proto. Of stripped_op_list symflow reads the op names; TF2's
+// object_graph_def is kept as bytes: symflow reads only whether it is there.
+inline constexpr FieldDesc kMetaGraphDefFields[] = {
+    {1, "meta_info_def", Kind::message, false, &meta_info_def},
+    {2, "graph_def", Kind::message, false, &graph_def},
+    {3, "saver_def", Kind::message, false, &saver_def},
+    {4, "collection_def", Kind::message, true, &collection_entry},
+    {5, "signature_def", Kind::message, true, &signature_entry},
+    {6, "asset_file_def", Kind::message, true, &asset_file_def},
+    {7, "object_graph_def", Kind::bytes},
+};
+inline constexpr FieldDesc kMetaInfoDefFields[] = {
+    {1, "meta_graph_version", Kind::string},
+    {2, "stripped_op_list", Kind::message, false, &op_list},
+    {4, "tags", Kind::string, true},
+    {5, "tensorflow_version", Kind::string},
+    {6, "tensorflow_git_version", Kind::string},
+    {7, "stripped_default_attrs", Kind::boolean},
+};
+// op_def.proto: only the names.
+inline constexpr FieldDesc kOpListFields[] = {{1, "op", Kind::message, true, &op_def}};
+inline constexpr FieldDesc kOpDefFields[] = {{1, "name", Kind::string}};
+// saver.proto
+inline constexpr FieldDesc kSaverDefFields[] = {
+    {1, "filename_tensor_name", Kind::string},
+    {2, "save_tensor_name", Kind::string},
+    {3, "restore_op_name", Kind::string},
+    {4, "max_to_keep", Kind::int32},
+    {5, "sharded", Kind::boolean},
+    {6, "keep_checkpoint_every_n_hours", Kind::float32},
+    {7, "version", Kind::enumeration, false, nullptr, &kSaverVersion},
+};
+// collection_def is a map<string, CollectionDef>: on the wire, repeated entries.
+inline constexpr FieldDesc kCollectionEntryFields[] = {
+    {1, "key", Kind::string},
+    {2, "value", Kind::message, false, &collection_def},
+};
+inline constexpr FieldDesc kCollectionDefFields[] = {
+    {1, "node_list", Kind::message, false, &string_list, nullptr, true},
+    {2, "bytes_list", Kind::message, false, &string_list, nullptr, true},
+    {3, "int64_list", Kind::message, false, &int64_list, nullptr, true},
+    {4, "float_list", Kind::message, false, &float_list, nullptr, true},
+    {5, "any_list", Kind::message, false, &any_list, nullptr, true},
+};
+// NodeList's strings and BytesList's bytes are the same on the wire.
+inline constexpr FieldDesc kStringListFields[] = {{1, "value", Kind::bytes, true}};
+inline constexpr FieldDesc kInt64ListFields[] = {{1, "value", Kind::int64, true}};
+inline constexpr FieldDesc kFloatListFields[] = {{1, "value", Kind::float32, true}};
+inline constexpr FieldDesc kAnyListFields[] = {{1, "value", Kind::message, true, &any}};
+// google/protobuf/any.proto
+inline constexpr FieldDesc kAnyFields[] = {
+    {1, "type_url", Kind::string},
+    {2, "value", Kind::bytes},
+};
+inline constexpr FieldDesc kSignatureEntryFields[] = {
+    {1, "key", Kind::string},
+    {2, "value", Kind::message, false, &signature_def},
+};
+inline constexpr FieldDesc kSignatureDefFields[] = {
+    {1, "inputs", Kind::message, true, &tensor_info_entry},
+    {2, "outputs", Kind::message, true, &tensor_info_entry},
+    {3, "method_name", Kind::string},
+};
+inline constexpr FieldDesc kTensorInfoEntryFields[] = {
+    {1, "key", Kind::string},
+    {2, "value", Kind::message, false, &tensor_info},
+};
+// TensorInfo's encoding is a oneof: a name, or a sparse or composite tensor (kept as
+// bytes: symflow has neither).
+inline constexpr FieldDesc kTensorInfoFields[] = {
+    {1, "name", Kind::string, false, nullptr, nullptr, true},
+    {2, "dtype", Kind::enumeration, false, nullptr, &kDataType},
+    {3, "tensor_shape", Kind::message, false, &tensor_shape},
+    {4, "coo_sparse", Kind::bytes, false, nullptr, nullptr, true},
+    {5, "composite_tensor", Kind::bytes, false, nullptr, nullptr, true},
+};
+inline constexpr FieldDesc kAssetFileDefFields[] = {
+    {1, "tensor_info", Kind::message, false, &tensor_info},
+    {2, "filename", Kind::string},
+};
+// variable.proto: what the `variables` collections hold, one serialized VariableDef
+// per bytes_list item.
+inline constexpr FieldDesc kVariableDefFields[] = {
+    {1, "variable_name", Kind::string}, {2, "initializer_name", Kind::string},
+    {3, "snapshot_name", Kind::string}, {4, "save_slice_info_def", Kind::bytes},
+    {5, "is_resource", Kind::boolean},  {6, "initial_value_name", Kind::string},
+    {7, "trainable", Kind::boolean},
+};
+// saved_model.proto
+inline constexpr FieldDesc kSavedModelFields[] = {
+    {1, "saved_model_schema_version", Kind::int64},
+    {2, "meta_graphs", Kind::message, true, &meta_graph_def},
+};
+
+inline const MessageDesc& meta_graph_def() {
+  static constexpr MessageDesc d{"tensorflow.MetaGraphDef", kMetaGraphDefFields};
+  return d;
+}
+inline const MessageDesc& meta_info_def() {
+  static constexpr MessageDesc d{"tensorflow.MetaGraphDef.MetaInfoDef", kMetaInfoDefFields};
+  return d;
+}
+inline const MessageDesc& saver_def() {
+  static constexpr MessageDesc d{"tensorflow.SaverDef", kSaverDefFields};
+  return d;
+}
+inline const MessageDesc& collection_entry() {
+  static constexpr MessageDesc d{"tensorflow.MetaGraphDef.CollectionDefEntry",
+                                 kCollectionEntryFields};
+  return d;
+}
+inline const MessageDesc& collection_def() {
+  static constexpr MessageDesc d{"tensorflow.CollectionDef", kCollectionDefFields};
+  return d;
+}
+inline const MessageDesc& string_list() {
+  static constexpr MessageDesc d{"tensorflow.CollectionDef.BytesList", kStringListFields};
+  return d;
+}
+inline const MessageDesc& int64_list() {
+  static constexpr MessageDesc d{"tensorflow.CollectionDef.Int64List", kInt64ListFields};
+  return d;
+}
+inline const MessageDesc& float_list() {
+  static constexpr MessageDesc d{"tensorflow.CollectionDef.FloatList", kFloatListFields};
+  return d;
+}
+inline const MessageDesc& any_list() {
+  static constexpr MessageDesc d{"tensorflow.CollectionDef.AnyList", kAnyListFields};
+  return d;
+}
+inline const MessageDesc& any() {
+  static constexpr MessageDesc d{"google.protobuf.Any", kAnyFields};
+  return d;
+}
+inline const MessageDesc& signature_entry() {
+  static constexpr MessageDesc d{"tensorflow.MetaGraphDef.SignatureDefEntry",
+                                 kSignatureEntryFields};
+  return d;
+}
+inline const MessageDesc& signature_def() {
+  static constexpr MessageDesc d{"tensorflow.SignatureDef", kSignatureDefFields};
+  return d;
+}
+inline const MessageDesc& tensor_info_entry() {
+  static constexpr MessageDesc d{"tensorflow.SignatureDef.InputsEntry", kTensorInfoEntryFields};
+  return d;
+}
+inline const MessageDesc& tensor_info() {
+  static constexpr MessageDesc d{"tensorflow.TensorInfo", kTensorInfoFields};
+  return d;
+}
+inline const MessageDesc& asset_file_def() {
+  static constexpr MessageDesc d{"tensorflow.AssetFileDef", kAssetFileDefFields};
+  return d;
+}
+inline const MessageDesc& variable_def() {
+  static constexpr MessageDesc d{"tensorflow.VariableDef", kVariableDefFields};
+  return d;
+}
+inline const MessageDesc& op_list() {
+  static constexpr MessageDesc d{"tensorflow.OpList", kOpListFields};
+  return d;
+}
+inline const MessageDesc& op_def() {
+  static constexpr MessageDesc d{"tensorflow.OpDef", kOpDefFields};
+  return d;
+}
+inline const MessageDesc& saved_model() {
+  static constexpr MessageDesc d{"tensorflow.SavedModel", kSavedModelFields};
+  return d;
+}
 
 inline const MessageDesc& graph_def() {
   static constexpr MessageDesc d{"tensorflow.GraphDef", kGraphDefFields};

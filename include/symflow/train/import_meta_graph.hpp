@@ -4,9 +4,12 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "symflow/io/importer.hpp"
+#include "symflow/io/protobuf_binary.hpp"
+#include "symflow/io/tf_protos.hpp"
 #include "symflow/train/meta_graph.hpp"
 #include "symflow/train/saver.hpp"
 
@@ -22,35 +25,89 @@ struct ImportMetaGraphOptions {
 
 namespace detail::meta_graph {
 
+// The variable op a serialized VariableDef names ("w:0" -> the node "w").
+inline Operation variable_of(const Graph& graph, const std::string& key, const std::string& bytes,
+                             const std::string& prefix) {
+  const io::proto::Message def = io::proto::decode(bytes, io::tf_proto::variable_def(),
+                                                   "collection '" + key + "': a VariableDef");
+  for (const io::proto::Field& f : def.fields) {
+    if (f.name != "variable_name") continue;
+    const std::string node = prefix + f.scalar.substr(0, f.scalar.find(':'));
+    auto id = graph.state().find(node);
+    if (!id)
+      throw DataLossError("Collection '" + key + "' names the variable '" + f.scalar +
+                          "', which is not in the imported graph");
+    return Operation(graph.state_ptr(), *id);
+  }
+  throw DataLossError("Collection '" + key + "' holds a VariableDef without a variable_name");
+}
+
 // Adds the items of one CollectionDef to `graph`, its node names moved under `prefix`.
+// TensorFlow's variable collections (VariableDefs) become the variable ops, as
+// symflow's own hold them; an any_list has no graph form and is skipped, as TensorFlow
+// does.
 inline void restore_collection(Graph& graph, const std::string& key, const CollectionDef& def,
                                const std::string& prefix) {
   std::visit(
       [&](const auto& list) {
         using L = std::decay_t<decltype(list)>;
-        for (const auto& item : list.value) {
-          if constexpr (std::is_same_v<L, NodeList>) {
-            std::string name = prefix + item;
-            // A node list item that names nothing in the graph means the file is broken.
-            try {
-              if (name.find(':') != std::string::npos)
-                graph.add_to_collection(key, graph.get_tensor_by_name(name));
+        if constexpr (!std::is_same_v<L, AnyList>) {
+          for (const auto& item : list.value) {
+            if constexpr (std::is_same_v<L, NodeList>) {
+              std::string name = prefix + item;
+              // A node list item that names nothing in the graph means the file is broken.
+              try {
+                if (name.find(':') != std::string::npos)
+                  graph.add_to_collection(key, graph.get_tensor_by_name(name));
+                else
+                  graph.add_to_collection(key, graph.get_operation_by_name(name));
+              } catch (const Error& e) {
+                throw DataLossError("Collection '" + key + "' names '" + item +
+                                    "', which is not in the imported graph: " + e.message());
+              }
+            } else if constexpr (std::is_same_v<L, BytesList>) {
+              if (holds_variable_defs(key))
+                graph.add_to_collection(key, variable_of(graph, key, item, prefix));
               else
-                graph.add_to_collection(key, graph.get_operation_by_name(name));
-            } catch (const Error& e) {
-              throw DataLossError("Collection '" + key + "' names '" + item +
-                                  "', which is not in the imported graph: " + e.message());
+                graph.add_to_collection(key, item);
+            } else if constexpr (std::is_same_v<L, Int64List>) {
+              graph.add_to_collection(key, std::int64_t{item});
+            } else {
+              graph.add_to_collection(key, double{item});
             }
-          } else if constexpr (std::is_same_v<L, BytesList>) {
-            graph.add_to_collection(key, item);
-          } else if constexpr (std::is_same_v<L, Int64List>) {
-            graph.add_to_collection(key, std::int64_t{item});
-          } else {
-            graph.add_to_collection(key, double{item});
           }
         }
       },
       def);
+}
+
+}  // namespace detail::meta_graph
+
+namespace detail::meta_graph {
+
+struct Imported {
+  std::optional<Saver> saver;
+  std::string prefix;  // the import scope as made unique, "" or "scope/"
+};
+
+inline Imported import(MetaGraphDef meta_graph, const ImportMetaGraphOptions& options) {
+  Graph graph = options.graph ? *options.graph : get_default_graph();
+  if (options.clear_devices)
+    for (NodeDef& node : meta_graph.graph_def.node) node.device.clear();
+  auto imported = symflow::detail::import_graph_def_into(graph, meta_graph.graph_def,
+                                                         {.name = options.import_scope});
+  const std::string& prefix = imported.prefix;
+  for (const auto& [key, def] : meta_graph.collection_def)
+    restore_collection(graph, key, def, prefix);
+
+  if (meta_graph.saver_def)
+    return {Saver::from_saver_def(*meta_graph.saver_def, graph, prefix), prefix};
+  std::vector<Variable> vars = variables_in(GraphKeys::GLOBAL_VARIABLES, graph, prefix);
+  if (vars.empty()) return {std::nullopt, prefix};
+  // Checkpoint names are the names before the import scope.
+  Saver::VarMap map;
+  for (const Variable& v : vars) map.emplace(v.op().name().substr(prefix.size()), v);
+  return {Saver(std::move(map)), prefix};
 }
 
 }  // namespace detail::meta_graph
@@ -60,22 +117,7 @@ inline void restore_collection(Graph& graph, const std::string& key, const Colle
 // it has no variables.
 inline std::optional<Saver> import_meta_graph(MetaGraphDef meta_graph,
                                               const ImportMetaGraphOptions& options = {}) {
-  Graph graph = options.graph ? *options.graph : get_default_graph();
-  if (options.clear_devices)
-    for (NodeDef& node : meta_graph.graph_def.node) node.device.clear();
-  auto imported = symflow::detail::import_graph_def_into(graph, meta_graph.graph_def,
-                                                         {.name = options.import_scope});
-  const std::string& prefix = imported.prefix;
-  for (const auto& [key, def] : meta_graph.collection_def)
-    detail::meta_graph::restore_collection(graph, key, def, prefix);
-
-  if (meta_graph.saver_def) return Saver::from_saver_def(*meta_graph.saver_def, graph, prefix);
-  std::vector<Variable> vars = variables_in(GraphKeys::GLOBAL_VARIABLES, graph, prefix);
-  if (vars.empty()) return std::nullopt;
-  // Checkpoint names are the names before the import scope.
-  Saver::VarMap map;
-  for (const Variable& v : vars) map.emplace(v.op().name().substr(prefix.size()), v);
-  return Saver(std::move(map));
+  return detail::meta_graph::import(std::move(meta_graph), options).saver;
 }
 
 // The same from a `.meta` file (NotFoundError when missing, DataLossError when it is

@@ -19,7 +19,7 @@
 #include "symflow/graph/collections.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/io/graph_def_json.hpp"
-#include "symflow/train/meta_graph.hpp"
+#include "symflow/train/meta_graph_def.hpp"
 #include "symflow/version.hpp"
 
 namespace symflow::train {
@@ -42,16 +42,55 @@ inline double number_from_json(const nlohmann::json& j) {
   return j.get<double>();  // throws a type_error for anything else
 }
 
+// Bytes that are not UTF-8 (a serialized proto) have no JSON string: they are written as
+// {"base64": "..."}; text stays a plain string, as older files have it.
+inline nlohmann::json bytes_to_json(const std::string& bytes) {
+  if (symflow::detail::graph_json::is_valid_utf8(bytes)) return bytes;
+  return {{"base64", symflow::detail::graph_json::base64_encode(bytes.data(), bytes.size())}};
+}
+inline std::string bytes_from_json(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  bool ok = false;
+  std::string bytes =
+      symflow::detail::graph_json::base64_decode(j.at("base64").get<std::string>(), ok);
+  if (!ok) throw DataLossError("a bytes_list item's \"base64\" is not valid base64");
+  return bytes;
+}
+
 template <class List>
 nlohmann::json list_to_json(const List& list) {
   nlohmann::json values = nlohmann::json::array();
   for (const auto& v : list.value) {
     if constexpr (std::is_same_v<List, FloatList>)
       values.push_back(number_to_json(v));
+    else if constexpr (std::is_same_v<List, AnyList>)
+      values.push_back(
+          {{"type_url", v.type_url},
+           {"value", symflow::detail::graph_json::base64_encode(v.value.data(), v.value.size())}});
+    else if constexpr (std::is_same_v<List, BytesList>)
+      values.push_back(bytes_to_json(v));
     else
       values.push_back(v);
   }
   return {{"value", values}};
+}
+
+inline nlohmann::json tensor_info_to_json(const TensorInfo& t) {
+  return {{"name", t.name},
+          {"dtype", std::string(dtype_enum_name(t.dtype))},
+          {"is_ref", t.is_ref},
+          {"tensor_shape", symflow::detail::graph_json::shape_to_json(t.tensor_shape)}};
+}
+inline TensorInfo tensor_info_from_json(const nlohmann::json& j) {
+  TensorInfo t;
+  t.name = j.at("name").get<std::string>();
+  const std::string dtype = j.value("dtype", std::string("DT_INVALID"));
+  t.dtype = dtype == "DT_INVALID" ? DType::invalid : dtype_from_enum_name(dtype);
+  t.is_ref = j.value("is_ref", false);
+  if (j.contains("tensor_shape"))
+    t.tensor_shape =
+        symflow::detail::graph_json::shape_from_json(j.at("tensor_shape"), "TensorInfo");
+  return t;
 }
 
 // The collection `key` of `graph` as a CollectionDef; a collection mixing graph
@@ -98,6 +137,10 @@ inline nlohmann::json meta_graph_to_json(const MetaGraphDef& m) {
                         {"tags", m.meta_info_def.tags},
                         {"stripped_op_list", m.meta_info_def.stripped_op_list},
                         {"symflow_version", m.meta_info_def.symflow_version}};
+  if (!m.meta_info_def.tensorflow_version.empty())
+    j["meta_info_def"]["tensorflow_version"] = m.meta_info_def.tensorflow_version;
+  if (!m.meta_info_def.tensorflow_git_version.empty())
+    j["meta_info_def"]["tensorflow_git_version"] = m.meta_info_def.tensorflow_git_version;
   j["graph_def"] = io::graph_def_to_json(m.graph_def);
   if (m.saver_def) {
     const SaverDef& s = *m.saver_def;
@@ -107,6 +150,11 @@ inline nlohmann::json meta_graph_to_json(const MetaGraphDef& m) {
         {"keep_checkpoint_every_n_hours", number_to_json(s.keep_checkpoint_every_n_hours)},
         {"sharded", s.sharded},
         {"version", s.version}};
+    if (!s.restore_op_name.empty()) {
+      j["saver_def"]["filename_tensor_name"] = s.filename_tensor_name;
+      j["saver_def"]["save_tensor_name"] = s.save_tensor_name;
+      j["saver_def"]["restore_op_name"] = s.restore_op_name;
+    }
   }
   nlohmann::json collections = nlohmann::json::object();
   for (const auto& [key, def] : m.collection_def) {
@@ -116,12 +164,31 @@ inline nlohmann::json meta_graph_to_json(const MetaGraphDef& m) {
           std::string_view kind = std::is_same_v<L, NodeList>    ? "node_list"
                                   : std::is_same_v<L, BytesList> ? "bytes_list"
                                   : std::is_same_v<L, Int64List> ? "int64_list"
-                                                                 : "float_list";
+                                  : std::is_same_v<L, FloatList> ? "float_list"
+                                                                 : "any_list";
           return {{std::string(kind), list_to_json(list)}};
         },
         def);
   }
   j["collection_def"] = collections;
+  if (!m.signature_def.empty()) {
+    nlohmann::json signatures = nlohmann::json::object();
+    for (const auto& [key, sig] : m.signature_def) {
+      nlohmann::json inputs = nlohmann::json::object(), outputs = nlohmann::json::object();
+      for (const auto& [k, t] : sig.inputs) inputs[k] = tensor_info_to_json(t);
+      for (const auto& [k, t] : sig.outputs) outputs[k] = tensor_info_to_json(t);
+      signatures[key] = {
+          {"inputs", inputs}, {"outputs", outputs}, {"method_name", sig.method_name}};
+    }
+    j["signature_def"] = signatures;
+  }
+  if (!m.asset_file_def.empty()) {
+    nlohmann::json assets = nlohmann::json::array();
+    for (const AssetFileDef& a : m.asset_file_def)
+      assets.push_back(
+          {{"tensor_info", tensor_info_to_json(a.tensor_info)}, {"filename", a.filename}});
+    j["asset_file_def"] = assets;
+  }
   return j;
 }
 
@@ -150,6 +217,8 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
       m.meta_info_def.tags = info.value("tags", std::vector<std::string>{});
       m.meta_info_def.stripped_op_list = info.value("stripped_op_list", std::vector<std::string>{});
       m.meta_info_def.symflow_version = info.value("symflow_version", std::string());
+      m.meta_info_def.tensorflow_version = info.value("tensorflow_version", std::string());
+      m.meta_info_def.tensorflow_git_version = info.value("tensorflow_git_version", std::string());
     }
     field = "graph_def";
     m.graph_def = io::graph_def_from_json(j.at("graph_def"));
@@ -165,6 +234,9 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
               : 10000.0;
       def.sharded = s.value("sharded", false);
       def.version = s.value("version", 2);
+      def.filename_tensor_name = s.value("filename_tensor_name", std::string());
+      def.save_tensor_name = s.value("save_tensor_name", std::string());
+      def.restore_op_name = s.value("restore_op_name", std::string());
       m.saver_def = std::move(def);
     }
     if (j.contains("collection_def")) {
@@ -181,18 +253,51 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
         if (kind == "node_list") {
           m.collection_def[key] = NodeList{items.get<std::vector<std::string>>()};
         } else if (kind == "bytes_list") {
-          m.collection_def[key] = BytesList{items.get<std::vector<std::string>>()};
+          BytesList bytes;
+          for (const auto& x : items) bytes.value.push_back(bytes_from_json(x));
+          m.collection_def[key] = std::move(bytes);
         } else if (kind == "int64_list") {
           m.collection_def[key] = Int64List{items.get<std::vector<std::int64_t>>()};
         } else if (kind == "float_list") {
           FloatList floats;
           for (const auto& x : items) floats.value.push_back(number_from_json(x));
           m.collection_def[key] = std::move(floats);
+        } else if (kind == "any_list") {
+          AnyList any;
+          for (const auto& x : items) {
+            bool ok = false;
+            std::string bytes =
+                symflow::detail::graph_json::base64_decode(x.at("value").get<std::string>(), ok);
+            if (!ok)
+              throw DataLossError(where + ": collection '" + key +
+                                  "' holds an any_list value that is not valid base64");
+            any.value.push_back({x.at("type_url").get<std::string>(), std::move(bytes)});
+          }
+          m.collection_def[key] = std::move(any);
         } else {
           throw DataLossError(where + ": collection '" + key + "' has the unknown kind '" + kind +
-                              "'; expected node_list, bytes_list, int64_list or float_list");
+                              "'; expected node_list, bytes_list, int64_list, float_list or "
+                              "any_list");
         }
       }
+    }
+    if (j.contains("signature_def")) {
+      for (const auto& [key, sig] : j.at("signature_def").items()) {
+        field = "signature_def." + key;
+        SignatureDef def;
+        for (const auto& [k, t] : sig.at("inputs").items())
+          def.inputs[k] = tensor_info_from_json(t);
+        for (const auto& [k, t] : sig.at("outputs").items())
+          def.outputs[k] = tensor_info_from_json(t);
+        def.method_name = sig.value("method_name", std::string());
+        m.signature_def[key] = std::move(def);
+      }
+    }
+    if (j.contains("asset_file_def")) {
+      field = "asset_file_def";
+      for (const auto& a : j.at("asset_file_def"))
+        m.asset_file_def.push_back(
+            {tensor_info_from_json(a.at("tensor_info")), a.at("filename").get<std::string>()});
     }
     return m;
   } catch (const nlohmann::json::exception& e) {

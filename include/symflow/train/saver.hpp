@@ -3,6 +3,7 @@
 // PREFIX.data-00000-of-00001, see io/checkpoint_bundle.hpp), the graph's MetaGraph
 // (PREFIX.meta) and the directory's `checkpoint` state file, and deletes checkpoints
 // beyond max_to_keep; restore() puts the saved values back into a session's variables.
+// Files are symflow's, or TensorFlow's with SaverOptions::format; restore() reads both.
 //
 // Crash safety: every file is written under a temporary name and renamed into place,
 // in the order .meta, .data, .index, `checkpoint`; old checkpoints are deleted only
@@ -39,6 +40,9 @@ struct SaverOptions {
   double keep_checkpoint_every_n_hours = 10000.0;
   // Whether a Saver with no variables is allowed (it then saves nothing).
   bool allow_empty = false;
+  // The files save() writes: symflow's, or TensorFlow's V2 checkpoint and binary `.meta`
+  // (which TensorFlow's tf.train.import_meta_graph and Saver.restore read).
+  FileFormat format = FileFormat::symflow;
 };
 
 // The per-call options of Saver::save, TensorFlow's keyword arguments.
@@ -81,8 +85,26 @@ class Saver {
 
   // The Saver a SaverDef describes, over the variables of `graph` it names
   // (import_meta_graph's way; `prefix` is the import scope, "" or "scope/").
+  // A SaverDef TensorFlow wrote names its ops instead of variables: the Saver runs them,
+  // as TensorFlow's does, feeding the checkpoint prefix to its filename tensor.
   static Saver from_saver_def(const SaverDef& def, const Graph& graph,
                               const std::string& prefix = {}) {
+    if (def.var_list.empty() && !def.restore_op_name.empty()) {
+      Saver saver(VarMap{}, {.max_to_keep = def.max_to_keep,
+                             .keep_checkpoint_every_n_hours = def.keep_checkpoint_every_n_hours,
+                             .allow_empty = true});
+      saver.graph_ = graph;
+      saver.graph_ops_ = def;
+      for (std::string* name :
+           {&saver.graph_ops_.filename_tensor_name, &saver.graph_ops_.save_tensor_name,
+            &saver.graph_ops_.restore_op_name}) {
+        *name = prefix + *name;
+        const std::string node = name->substr(0, name->find(':'));
+        if (!graph.state().find(node))
+          throw NotFoundError("SaverDef names '" + *name + "', which is not in the graph");
+      }
+      return saver;
+    }
     VarMap vars;
     for (const auto& [name, node] : def.var_list) {
       auto id = graph.state().find(prefix + node);
@@ -133,7 +155,7 @@ class Saver {
   void recover_last_checkpoints(const std::vector<std::string>& paths);
 
   SaverDef as_saver_def() const {
-    SaverDef def;
+    SaverDef def = graph_ops_;
     for (const auto& [name, v] : var_list_) def.var_list.emplace(name, v.op().name());
     def.max_to_keep = options_.max_to_keep;
     def.keep_checkpoint_every_n_hours = options_.keep_checkpoint_every_n_hours;
@@ -145,10 +167,15 @@ class Saver {
                                  ExportMetaGraphOptions options = {}) const {
     if (!options.graph) options.graph = graph();
     if (!options.saver_def) options.saver_def = as_saver_def();
+    // A Saver running TensorFlow's ops, or asked to, writes TensorFlow's MetaGraphDef.
+    if (runs_graph_ops() || options_.format == FileFormat::tensorflow)
+      options.format = FileFormat::tensorflow;
     return train::export_meta_graph(filename, options);
   }
 
   const VarMap& var_list() const { return var_list_; }
+  // Whether this Saver runs TensorFlow's save and restore ops (from_saver_def).
+  bool runs_graph_ops() const { return !graph_ops_.restore_op_name.empty(); }
   // The graph of the variables (the default graph for an empty Saver).
   Graph graph() const { return graph_ ? *graph_ : get_default_graph(); }
 
@@ -201,6 +228,7 @@ class Saver {
   static void delete_checkpoint(const std::string& prefix, const std::string& meta_suffix);
 
   VarMap var_list_;
+  SaverDef graph_ops_;  // only the op names, for a TensorFlow SaverDef
   SaverOptions options_;
   std::optional<Graph> graph_;
   std::vector<std::pair<std::string, Clock::time_point>> last_checkpoints_;

@@ -24,6 +24,11 @@ SYMFLOW_INLINE void Saver::restore(Session& sess, const std::string& save_path) 
   check_session(sess);
   if (!io::bundle_exists(save_path))
     throw ValueError("The passed save_path is not a valid checkpoint: " + save_path);
+  if (runs_graph_ops()) {
+    sess.run({Fetch(graph_ops_.restore_op_name)},
+             {{graph_ops_.filename_tensor_name, Value(save_path)}});
+    return;
+  }
   io::BundleReader reader(save_path);
   std::vector<std::pair<const Variable*, Value>> values;
   for (const auto& [name, v] : var_list_) {
@@ -62,17 +67,26 @@ SYMFLOW_INLINE std::string Saver::save_at(Session& sess, const std::string& save
   if (!parent.empty() && !fs::is_directory(parent, ec))
     throw NotFoundError("Parent directory of " + save_path + " doesn't exist, can't save.");
 
-  std::vector<Fetch> fetches;
-  for (const auto& [name, v] : var_list_) fetches.emplace_back(v.ref());
-  std::vector<Value> values = fetches.empty() ? std::vector<Value>{} : sess.run(fetches);
-  std::vector<std::pair<std::string, Value>> tensors;
-  std::size_t i = 0;
-  for (const auto& [name, v] : var_list_) tensors.emplace_back(name, std::move(values[i++]));
-
   // The .meta first and the index last: whatever exists after a crash, the state
   // file never names a checkpoint with a missing part.
-  if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
-  io::write_bundle(prefix, tensors);
+  if (runs_graph_ops()) {
+    // TensorFlow's save op writes the index last too (SaveV2, then MergeV2Checkpoints).
+    if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
+    sess.run({Fetch(graph_ops_.save_tensor_name)},
+             {{graph_ops_.filename_tensor_name, Value(prefix)}});
+  } else {
+    std::vector<Fetch> fetches;
+    for (const auto& [name, v] : var_list_) fetches.emplace_back(v.ref());
+    std::vector<Value> values = fetches.empty() ? std::vector<Value>{} : sess.run(fetches);
+    std::vector<std::pair<std::string, Value>> tensors;
+    std::size_t i = 0;
+    for (const auto& [name, v] : var_list_) tensors.emplace_back(name, std::move(values[i++]));
+    if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
+    if (options_.format == FileFormat::tensorflow)
+      io::write_tf_bundle(prefix, tensors);
+    else
+      io::write_bundle(prefix, tensors);
+  }
 
   std::vector<std::string> to_delete = record(prefix);
   if (options.write_state) {

@@ -54,7 +54,13 @@ class Variable {
     Variable v;
     v.op_ = variable_op;
     v.initializer_ = g.get_operation_by_name(variable_op.name() + "/Assign");
-    v.snapshot_ = g.get_tensor_by_name(variable_op.name() + "/read:0");
+    // A TF1 resource variable, imported as a VariableV2 (io/tf_op_rewrites.hpp), reads
+    // its value through "<name>/Read/ReadVariableOp".
+    const std::string snapshot = variable_op.name() + "/read";
+    const std::string resource_snapshot = variable_op.name() + "/Read/ReadVariableOp";
+    v.snapshot_ = g.state().find(snapshot) || !g.state().find(resource_snapshot)
+                      ? g.get_tensor_by_name(snapshot + ":0")
+                      : g.get_tensor_by_name(resource_snapshot + ":0");
     return v;
   }
 

@@ -1,0 +1,136 @@
+#pragma once
+// Op types of TensorFlow graphs that symflow runs as ops it has, with the same effect:
+// TF 0.x's `Variable` (VariableV2's first name, the same kernel in TensorFlow) and TF1's
+// resource variables. A resource variable's handle (`VarHandleOp`) becomes the variable
+// itself, a reference, and each op on the handle the ref op that does the same thing:
+// ReadVariableOp an Identity of the reference, AssignVariableOp an Assign,
+// ResourceApplyGradientDescent an ApplyGradientDescent. The checkpoint keys, node names
+// and values stay TensorFlow's; docs/decisions.md says why symflow has no handle dtype.
+//
+// The importer applies this to every GraphDef; a graph without these ops is unchanged.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "symflow/core/attr_value.hpp"
+#include "symflow/core/dtype.hpp"
+#include "symflow/graph/graph_def.hpp"
+
+namespace symflow {
+
+namespace detail::op_rewrites {
+
+// Resource op -> the ref op of the same inputs and attrs.
+inline constexpr std::pair<std::string_view, std::string_view> kSameInputs[] = {
+    {"Variable", "VariableV2"},
+    {"VarHandleOp", "VariableV2"},
+    {"ResourceApplyGradientDescent", "ApplyGradientDescent"},
+    {"ResourceApplyMomentum", "ApplyMomentum"},
+    {"ResourceApplyAdam", "ApplyAdam"},
+    {"ResourceApplyRMSProp", "ApplyRMSProp"},
+    {"ResourceApplyCenteredRMSProp", "ApplyCenteredRMSProp"},
+    {"ResourceApplyAdagrad", "ApplyAdagrad"},
+};
+
+// Ops whose value type is in the attr `dtype` and that the ref op calls `T`.
+inline constexpr std::pair<std::string_view, std::string_view> kDtypeToT[] = {
+    {"ReadVariableOp", "Identity"},
+    {"AssignVariableOp", "Assign"},
+    {"AssignAddVariableOp", "AssignAdd"},
+    {"AssignSubVariableOp", "AssignSub"},
+};
+
+inline std::string_view find(const auto& table, std::string_view op) {
+  for (const auto& [from, to] : table)
+    if (from == op) return to;
+  return {};
+}
+
+inline bool is_rewritten(std::string_view op) {
+  return !find(kSameInputs, op).empty() || !find(kDtypeToT, op).empty() ||
+         op == "VarIsInitializedOp" || op == "ResourceGather";
+}
+
+// The node an input names ("^a", "a:1" -> "a").
+inline std::string_view input_node(std::string_view input) {
+  if (input.starts_with('^')) input.remove_prefix(1);
+  return input.substr(0, input.find(':'));
+}
+
+}  // namespace detail::op_rewrites
+
+namespace io {
+
+// Whether `graph_def` has an op that rewrite_tf_ops changes.
+inline bool has_tf_ops_to_rewrite(const GraphDef& graph_def) {
+  for (const NodeDef& n : graph_def.node)
+    if (detail::op_rewrites::is_rewritten(n.op)) return true;
+  return false;
+}
+
+// Rewrites the ops above in place. An op whose handle's dtype cannot be found (a handle
+// passed through another op) is left as it is, so that import names it as missing.
+inline void rewrite_tf_ops(GraphDef& graph_def) {
+  namespace r = detail::op_rewrites;
+  std::map<std::string, DType, std::less<>> handle_dtypes;
+  for (const NodeDef& n : graph_def.node)
+    if (n.op == "VarHandleOp" || n.op == "Variable")
+      if (auto it = n.attr.find("dtype"); it != n.attr.end())
+        if (const auto* d = std::get_if<DType>(&it->second)) handle_dtypes[n.name] = *d;
+
+  std::vector<NodeDef> added;
+  for (NodeDef& n : graph_def.node) {
+    // The recorded output shapes are the handle op's (a scalar handle, or no output):
+    // a graph written back must not carry them.
+    if (r::is_rewritten(n.op)) n.attr.erase("_output_shapes");
+    if (std::string_view to = r::find(r::kSameInputs, n.op); !to.empty()) {
+      n.op = std::string(to);
+      n.attr.erase("allowed_devices");  // VarHandleOp's; VariableV2 has none
+      if (n.op == "VariableV2") n.attr.erase("debug_name");
+    } else if (std::string_view to = r::find(r::kDtypeToT, n.op); !to.empty()) {
+      auto dtype = n.attr.find("dtype");
+      if (dtype == n.attr.end()) continue;
+      AttrValue t = dtype->second;
+      n.attr.erase(dtype);
+      n.attr.insert_or_assign("T", std::move(t));
+      if (to == "Assign") n.attr.insert_or_assign("validate_shape", AttrValue(true));
+      if (to != "Identity") n.attr.insert_or_assign("use_locking", AttrValue(true));
+      n.op = std::string(to);
+    } else if (n.op == "VarIsInitializedOp" && !n.input.empty()) {
+      auto it = handle_dtypes.find(r::input_node(n.input[0]));
+      if (it == handle_dtypes.end()) continue;
+      n.op = "IsVariableInitialized";
+      n.attr.insert_or_assign("dtype", AttrValue(it->second));
+    } else if (n.op == "ResourceGather" && n.input.size() >= 2) {
+      // GatherV2 of the variable along axis 0; batch_dims other than 0 stays missing.
+      auto batch_dims = n.attr.find("batch_dims");
+      if (batch_dims != n.attr.end())
+        if (const auto* b = std::get_if<std::int64_t>(&batch_dims->second); b && *b != 0) continue;
+      auto dtype = n.attr.find("dtype");
+      if (dtype == n.attr.end()) continue;
+      NodeDef axis;
+      axis.name = n.name + "/axis";
+      axis.op = "Const";
+      axis.device = n.device;
+      axis.attr.insert_or_assign("dtype", AttrValue(DType::int32));
+      axis.attr.insert_or_assign("value", AttrValue(Value(std::int32_t{0})));
+      AttrMap attrs;
+      attrs.insert_or_assign("Tparams", dtype->second);
+      if (auto ti = n.attr.find("Tindices"); ti != n.attr.end())
+        attrs.insert_or_assign("Tindices", ti->second);
+      attrs.insert_or_assign("Taxis", AttrValue(DType::int32));
+      attrs.insert_or_assign("batch_dims", AttrValue(std::int64_t{0}));
+      n.op = "GatherV2";
+      n.attr = std::move(attrs);
+      n.input.insert(n.input.begin() + 2, axis.name);
+      added.push_back(std::move(axis));
+    }
+  }
+  for (NodeDef& n : added) graph_def.node.push_back(std::move(n));
+}
+
+}  // namespace io
+
+}  // namespace symflow
