@@ -31,6 +31,7 @@
 #include "symflow/io/graph_def_text.hpp"
 #include "symflow/io/graph_io.hpp"
 #include "symflow/io/protobuf_binary.hpp"
+#include "symflow/io/protobuf_fields.hpp"
 #include "symflow/io/protobuf_schema.hpp"
 #include "symflow/io/tf_protos.hpp"
 
@@ -40,18 +41,6 @@ namespace detail::graph_io {
 
 using TextMessage = io::proto::Message;
 using TextField = io::proto::Field;
-
-// Where a message came from, for error messages: "file:line: ..." for text,
-// "file (byte N): ..." for binary.
-struct MessageSource {
-  std::string name;
-  bool binary = false;
-
-  [[noreturn]] void fail(std::int64_t position, const std::string& what) const {
-    if (binary) throw DataLossError(name + " (byte " + std::to_string(position) + "): " + what);
-    throw DataLossError(name + ":" + std::to_string(position) + ": " + what);
-  }
-};
 
 // A recursive-descent reader for the subset of protobuf's text format that
 // graph_def_text.hpp writes (and protobuf's usual variations: '<' '>' brackets,
@@ -196,10 +185,11 @@ class TextParser {
   int line_ = 1;
 };
 
-// Turns parsed text messages into GraphDef parts, with errors naming the line.
-class TextReader {
+// Turns parsed messages (text or binary) into GraphDef parts, with errors naming the
+// line or byte offset.
+class TextReader : private io::proto::FieldReader {
  public:
-  explicit TextReader(const MessageSource& source) : parser_(source) {}
+  using FieldReader::FieldReader;
 
   GraphDef graph_def(const TextMessage& root) {
     GraphDef def;
@@ -212,8 +202,8 @@ class TextReader {
           if (v.name == "producer")
             def.producer = static_cast<int>(integer(v, -(1LL << 31), (1LL << 31) - 1));
       } else if (f.name != "library" && f.name != "version") {
-        parser_.fail(f.position,
-                     "unknown field '" + f.name + "' in GraphDef: expected 'node' or 'versions'");
+        fail(f.position,
+             "unknown field '" + f.name + "' in GraphDef: expected 'node' or 'versions'");
       }
     }
     return def;
@@ -231,11 +221,11 @@ class TextReader {
           if (d.name == "size")
             size = integer(d, -1);
           else if (d.name != "name")
-            parser_.fail(d.position, "unknown field '" + d.name + "' in a dim");
+            fail(d.position, "unknown field '" + d.name + "' in a dim");
         dims.push_back(size);
       } else {
-        parser_.fail(f.position,
-                     "unknown field '" + f.name + "' in a shape: expected 'dim' or 'unknown_rank'");
+        fail(f.position,
+             "unknown field '" + f.name + "' in a shape: expected 'dim' or 'unknown_rank'");
       }
     }
     if (unknown) return Shape::unknown();
@@ -243,59 +233,14 @@ class TextReader {
   }
 
  private:
-  const TextMessage& message(const TextField& f) const {
-    if (!f.is_message) parser_.fail(f.position, "expected field '" + f.name + "' to be a message");
-    return *f.message;
-  }
-  const std::string& string(const TextField& f) const {
-    if (f.is_message || !f.is_string)
-      parser_.fail(f.position, "expected field '" + f.name + "' to be a quoted string");
-    return f.scalar;
-  }
-  const std::string& token(const TextField& f) const {
-    if (f.is_message || f.is_string)
-      parser_.fail(f.position, "expected field '" + f.name + "' to be a number or an enum name");
-    return f.scalar;
-  }
-  std::int64_t integer(const TextField& f, long long lo = std::numeric_limits<long long>::min(),
-                       long long hi = std::numeric_limits<long long>::max()) const {
-    const std::string& t = token(f);
-    errno = 0;
-    char* end = nullptr;
-    long long v = std::strtoll(t.c_str(), &end, 10);
-    if (t.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-      parser_.fail(f.position,
-                   "expected field '" + f.name + "' to be an integer in range, got '" + t + "'");
-    return v;
-  }
-  double real(const TextField& f, bool as_float) const {
-    std::string t = token(f);
-    // protobuf also writes "inf", "-inf", "nan", and may suffix floats with 'f'.
-    if (t.size() > 1 && (t.back() == 'f' || t.back() == 'F') &&
-        t.find_first_of("0123456789") != std::string::npos && t != "inf" && t != "-inf")
-      t.pop_back();
-    char* end = nullptr;
-    double v =
-        as_float ? static_cast<double>(std::strtof(t.c_str(), &end)) : std::strtod(t.c_str(), &end);
-    if (t.empty() || *end != '\0')
-      parser_.fail(f.position, "expected field '" + f.name + "' to be a number, got '" + t + "'");
-    return v;
-  }
-  bool boolean(const TextField& f) const {
-    const std::string& t = token(f);
-    if (t == "true" || t == "True" || t == "1") return true;
-    if (t == "false" || t == "False" || t == "0") return false;
-    parser_.fail(f.position,
-                 "expected field '" + f.name + "' to be true or false, got '" + t + "'");
-  }
   DType dtype(const TextField& f) const {
     const std::string& t = token(f);
     try {
       return dtype_from_enum_name(t);
     } catch (const ValueError&) {
-      parser_.fail(f.position, "unknown dtype '" + t +
-                                   "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
-                                   "DT_UINT8, DT_BOOL, DT_STRING");
+      fail(f.position, "unknown dtype '" + t +
+                           "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
+                           "DT_UINT8, DT_BOOL, DT_STRING");
     }
   }
 
@@ -309,8 +254,7 @@ class TextReader {
         type = dtype(f);
       } else if (f.name == "tensor_shape") {
         Shape s = shape(message(f));
-        if (!s.is_fully_defined())
-          parser_.fail(f.position, "a tensor's shape must be fully defined");
+        if (!s.is_fully_defined()) fail(f.position, "a tensor's shape must be fully defined");
         dims = s.dims();
       } else if (f.name == "tensor_content") {
         content = &string(f);
@@ -318,33 +262,32 @@ class TextReader {
                  f.name == "int64_val" || f.name == "bool_val" || f.name == "string_val") {
         vals.push_back(&f);
       } else if (f.name != "version_number") {
-        parser_.fail(f.position, "unknown field '" + f.name + "' in a tensor");
+        fail(f.position, "unknown field '" + f.name + "' in a tensor");
       }
     }
-    if (type == DType::invalid) parser_.fail(line, "a tensor needs a 'dtype'");
+    if (type == DType::invalid) fail(line, "a tensor needs a 'dtype'");
     std::uint64_t n = 1;
     for (auto d : dims) {
       if (d != 0 && n > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(d))
-        parser_.fail(line, "tensor shape " + dims_to_string(dims) + " is too large");
+        fail(line, "tensor shape " + dims_to_string(dims) + " is too large");
       n *= static_cast<std::uint64_t>(d);
     }
     if (content && type == DType::string)
-      parser_.fail(line,
-                   "a DT_STRING tensor keeps its strings in 'string_val', not in "
-                   "'tensor_content'");
+      fail(line,
+           "a DT_STRING tensor keeps its strings in 'string_val', not in "
+           "'tensor_content'");
     if (content) {
       if (content->size() != n * dtype_size(type))
-        parser_.fail(line, "the tensor's 'tensor_content' has " + std::to_string(content->size()) +
-                               " bytes, expected " + std::to_string(n * dtype_size(type)) +
-                               " for shape " + dims_to_string(dims) + " of " +
-                               std::string(dtype_enum_name(type)));
+        fail(line, "the tensor's 'tensor_content' has " + std::to_string(content->size()) +
+                       " bytes, expected " + std::to_string(n * dtype_size(type)) + " for shape " +
+                       dims_to_string(dims) + " of " + std::string(dtype_enum_name(type)));
       if (type == DType::bool_)
         for (char c : *content)
-          if (c != 0 && c != 1) parser_.fail(line, "the bytes of a DT_BOOL tensor must be 0 or 1");
+          if (c != 0 && c != 1) fail(line, "the bytes of a DT_BOOL tensor must be 0 or 1");
     }
     if (!vals.empty() && vals.size() > n)
-      parser_.fail(line, "the tensor has " + std::to_string(vals.size()) + " values for " +
-                             std::to_string(n) + " elements");
+      fail(line, "the tensor has " + std::to_string(vals.size()) + " values for " +
+                     std::to_string(n) + " elements");
     Value v(type, dims);
     if (content) {
       if (!content->empty()) std::memcpy(v.raw_data(), content->data(), content->size());
@@ -381,8 +324,8 @@ class TextReader {
 
   AttrValue attr_value(const TextMessage& m, std::int64_t line) const {
     if (m.fields.size() != 1)
-      parser_.fail(line, "expected an attr value with exactly one field, got " +
-                             std::to_string(m.fields.size()));
+      fail(line,
+           "expected an attr value with exactly one field, got " + std::to_string(m.fields.size()));
     const TextField& f = m.fields[0];
     if (f.name == "type") return dtype(f);
     if (f.name == "shape") return shape(message(f));
@@ -392,8 +335,8 @@ class TextReader {
     if (f.name == "b") return boolean(f);
     if (f.name == "s") return string(f);
     if (f.name == "list") return list_value(message(f));
-    parser_.fail(f.position, "unknown attr kind '" + f.name +
-                                 "': expected one of type, shape, tensor, i, f, b, s, list");
+    fail(f.position, "unknown attr kind '" + f.name +
+                         "': expected one of type, shape, tensor, i, f, b, s, list");
   }
 
   // One kind per list; an empty `list {}` has no kind and reads as an empty list of ints.
@@ -402,7 +345,7 @@ class TextReader {
     const std::string& kind = list.fields.front().name;
     for (const TextField& item : list.fields)
       if (item.name != kind)
-        parser_.fail(item.position, "a list mixes '" + kind + "' with '" + item.name + "'");
+        fail(item.position, "a list mixes '" + kind + "' with '" + item.name + "'");
     auto each = [&](auto read, auto out) {
       for (const TextField& item : list.fields) out.items.push_back(read(item));
       return AttrValue(std::move(out));
@@ -414,8 +357,8 @@ class TextReader {
     if (kind == "type") return each([&](const TextField& x) { return dtype(x); }, TypeList{});
     if (kind == "shape")
       return each([&](const TextField& x) { return shape(message(x)); }, ShapeList{});
-    parser_.fail(list.fields.front().position,
-                 "unsupported list kind '" + kind + "': expected s, i, f, b, type or shape");
+    fail(list.fields.front().position,
+         "unsupported list kind '" + kind + "': expected s, i, f, b, type or shape");
   }
 
   NodeDef node_def(const TextMessage& m) const {
@@ -438,24 +381,22 @@ class TextReader {
           else if (kv.name == "value")
             value = &kv;
           else
-            parser_.fail(kv.position, "unknown field '" + kv.name + "' in an attr entry");
+            fail(kv.position, "unknown field '" + kv.name + "' in an attr entry");
         }
-        if (!key || !value) parser_.fail(f.position, "an attr entry needs a 'key' and a 'value'");
+        if (!key || !value) fail(f.position, "an attr entry needs a 'key' and a 'value'");
         n.attr.insert_or_assign(string(*key), attr_value(message(*value), value->position));
       } else if (!f.name.starts_with("experimental_")) {
         // TensorFlow's parser skips experimental_debug_info and experimental_type too.
-        parser_.fail(f.position, "unknown field '" + f.name +
-                                     "' in a node: expected name, op, input, device or attr");
+        fail(f.position,
+             "unknown field '" + f.name + "' in a node: expected name, op, input, device or attr");
       }
     }
     if (n.name.empty() || n.op.empty()) {
       std::int64_t line = m.fields.empty() ? 0 : m.fields.front().position;
-      parser_.fail(line, "a node needs a 'name' and an 'op'");
+      fail(line, "a node needs a 'name' and an 'op'");
     }
     return n;
   }
-
-  const MessageSource& parser_;
 };
 
 }  // namespace detail::graph_io
@@ -469,14 +410,12 @@ SYMFLOW_INLINE proto::Message parse_text_message(std::string_view text,
 
 SYMFLOW_INLINE GraphDef graph_def_from_message(const proto::Message& message,
                                                std::string_view source_name, bool binary) {
-  const detail::graph_io::MessageSource source{std::string(source_name), binary};
-  return detail::graph_io::TextReader(source).graph_def(message);
+  return detail::graph_io::TextReader(std::string(source_name), binary).graph_def(message);
 }
 
 SYMFLOW_INLINE Shape shape_from_message(const proto::Message& message, std::string_view source_name,
                                         bool binary) {
-  const detail::graph_io::MessageSource source{std::string(source_name), binary};
-  return detail::graph_io::TextReader(source).shape(message);
+  return detail::graph_io::TextReader(std::string(source_name), binary).shape(message);
 }
 
 SYMFLOW_INLINE proto::Message graph_def_to_message(const GraphDef& graph_def) {

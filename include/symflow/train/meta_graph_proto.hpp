@@ -4,9 +4,7 @@
 // `saved_model.pbtxt` of SavedModelBuilder. Both encodings become the same message tree
 // (io/protobuf_schema.hpp) and are read from it once, here.
 
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -17,6 +15,7 @@
 #include "symflow/io/graph_def_text.hpp"
 #include "symflow/io/graph_io.hpp"
 #include "symflow/io/protobuf_binary.hpp"
+#include "symflow/io/protobuf_fields.hpp"
 #include "symflow/io/protobuf_schema.hpp"
 #include "symflow/io/tf_protos.hpp"
 #include "symflow/train/meta_graph_def.hpp"
@@ -34,57 +33,12 @@ namespace detail::meta_graph_proto {
 using io::proto::Field;
 using io::proto::Message;
 
-// Reads the fields of a parsed message; errors name the file and the line (text) or
-// byte offset (binary) of the field at fault.
-struct Reader {
-  std::string source;
-  bool binary = false;
-
-  [[noreturn]] void fail(std::int64_t position, const std::string& what) const {
-    if (binary) throw DataLossError(source + " (byte " + std::to_string(position) + "): " + what);
-    throw DataLossError(source + ":" + std::to_string(position) + ": " + what);
-  }
-  const Message& message(const Field& f) const {
-    if (!f.is_message) fail(f.position, "expected field '" + f.name + "' to be a message");
-    return *f.message;
-  }
-  const std::string& string(const Field& f) const {
-    if (f.is_message || !f.is_string)
-      fail(f.position, "expected field '" + f.name + "' to be a quoted string");
-    return f.scalar;
-  }
-  const std::string& token(const Field& f) const {
-    if (f.is_message || f.is_string)
-      fail(f.position, "expected field '" + f.name + "' to be a number or an enum name");
-    return f.scalar;
-  }
-  std::int64_t integer(const Field& f, long long lo = std::numeric_limits<int>::min(),
-                       long long hi = std::numeric_limits<int>::max()) const {
-    const std::string& t = token(f);
-    errno = 0;
-    char* end = nullptr;
-    long long v = std::strtoll(t.c_str(), &end, 10);
-    if (t.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
-      fail(f.position,
-           "expected field '" + f.name + "' to be an integer in range, got '" + t + "'");
-    return v;
-  }
-  double real(const Field& f) const {
-    std::string t = token(f);
-    if (t.size() > 1 && (t.back() == 'f' || t.back() == 'F') && t != "inf" && t != "-inf")
-      t.pop_back();
-    char* end = nullptr;
-    double v = std::strtod(t.c_str(), &end);
-    if (t.empty() || *end != '\0')
-      fail(f.position, "expected field '" + f.name + "' to be a number, got '" + t + "'");
-    return v;
-  }
-  bool boolean(const Field& f) const {
-    const std::string& t = token(f);
-    if (t == "true" || t == "True" || t == "1") return true;
-    if (t == "false" || t == "False" || t == "0") return false;
-    fail(f.position, "expected field '" + f.name + "' to be true or false, got '" + t + "'");
-  }
+// Reads MetaGraphDef and SavedModel messages; errors name the file and the line (text)
+// or byte offset (binary) of the field at fault.
+struct Reader : io::proto::FieldReader {
+  using FieldReader::FieldReader;
+  static constexpr long long kIntMin = std::numeric_limits<int>::min();
+  static constexpr long long kIntMax = std::numeric_limits<int>::max();
 
   TensorInfo tensor_info(const Message& m) const {
     TensorInfo t;
@@ -102,7 +56,7 @@ struct Reader {
         for (DType d : kAllDTypes)
           if (dtype_enum_name(d) == name) t.dtype = d;
       } else if (f.name == "tensor_shape") {
-        t.tensor_shape = io::shape_from_message(message(f), source, binary);
+        t.tensor_shape = io::shape_from_message(message(f), source(), binary());
       }
     }
     return t;
@@ -135,14 +89,12 @@ struct Reader {
     }
     if (list.name == "int64_list") {
       Int64List out;
-      for (const Field& v : items.fields)
-        out.value.push_back(integer(v, std::numeric_limits<long long>::min(),
-                                    std::numeric_limits<long long>::max()));
+      for (const Field& v : items.fields) out.value.push_back(integer(v));
       return out;
     }
     if (list.name == "float_list") {
       FloatList out;
-      for (const Field& v : items.fields) out.value.push_back(real(v));
+      for (const Field& v : items.fields) out.value.push_back(real(v, /*as_float=*/true));
       return out;
     }
     AnyList out;
@@ -168,13 +120,14 @@ struct Reader {
       if (f.name == "filename_tensor_name") def.filename_tensor_name = string(f);
       if (f.name == "save_tensor_name") def.save_tensor_name = string(f);
       if (f.name == "restore_op_name") def.restore_op_name = string(f);
-      if (f.name == "max_to_keep") def.max_to_keep = static_cast<int>(integer(f));
+      if (f.name == "max_to_keep") def.max_to_keep = static_cast<int>(integer(f, kIntMin, kIntMax));
       if (f.name == "sharded") def.sharded = boolean(f);
-      if (f.name == "keep_checkpoint_every_n_hours") def.keep_checkpoint_every_n_hours = real(f);
+      if (f.name == "keep_checkpoint_every_n_hours")
+        def.keep_checkpoint_every_n_hours = real(f, true);
       if (f.name == "version") {
         const std::string& v = token(f);
         const auto* known = io::tf_proto::kSaverVersion.by_name(v);
-        def.version = known ? known->number : static_cast<int>(integer(f));
+        def.version = known ? known->number : static_cast<int>(integer(f, kIntMin, kIntMax));
       }
     }
     return def;
@@ -203,7 +156,7 @@ struct Reader {
                   if (name.name == "name") info.stripped_op_list.push_back(string(name));
         }
       } else if (f.name == "graph_def" && !m.has_object_graph) {
-        m.graph_def = io::graph_def_from_message(message(f), source, binary);
+        m.graph_def = io::graph_def_from_message(message(f), source(), binary());
         has_graph = true;
       } else if (f.name == "saver_def") {
         m.saver_def = saver_def(message(f));
@@ -420,14 +373,14 @@ inline std::string serialize_tf_meta_graph(const MetaGraphDef& m, bool as_text =
 // naming `source` and where in it.
 inline MetaGraphDef parse_tf_meta_graph(std::string_view bytes, std::string_view source) {
   namespace mp = detail::meta_graph_proto;
-  const mp::Reader reader{std::string(source), mp::encoding_of(bytes) == mp::Encoding::binary};
+  const mp::Reader reader(std::string(source), mp::encoding_of(bytes) == mp::Encoding::binary);
   return reader.meta_graph(mp::parse(bytes, io::tf_proto::meta_graph_def(), source));
 }
 
 // A SavedModel's `saved_model.pb` (binary) or `saved_model.pbtxt` (text).
 inline SavedModel parse_saved_model(std::string_view bytes, std::string_view source) {
   namespace mp = detail::meta_graph_proto;
-  const mp::Reader reader{std::string(source), mp::encoding_of(bytes) == mp::Encoding::binary};
+  const mp::Reader reader(std::string(source), mp::encoding_of(bytes) == mp::Encoding::binary);
   SavedModel model;
   model.saved_model_schema_version = 0;
   for (const io::proto::Field& f : mp::parse(bytes, io::tf_proto::saved_model(), source).fields) {
