@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/dtype.hpp"
