@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <symflow/io/checkpoint_bundle.hpp>
 #include <symflow/symflow.hpp>
 
 #include "../test_util.hpp"

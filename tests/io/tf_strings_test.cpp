@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <symflow/io/tensor_bundle_tf.hpp>
 #include <symflow/symflow.hpp>
 
 #include "../test_util.hpp"
