@@ -299,6 +299,8 @@ TEST_CASE("tf_saved_model: MetaGraphDef and SavedModel files cut or with a byte 
       }
     }
     CHECK(data_loss > 0);
+    // Empty, the file parses as a message without a graph: still an error.
+    CHECK_THROWS_AS(read(""), tf::DataLossError);
   }
 }
 

@@ -155,8 +155,9 @@ struct Reader : io::proto::FieldReader {
                 for (const Field& name : message(op).fields)
                   if (name.name == "name") info.stripped_op_list.push_back(string(name));
         }
-      } else if (f.name == "graph_def" && !m.has_object_graph) {
-        m.graph_def = io::graph_def_from_message(message(f), source(), binary());
+      } else if (f.name == "graph_def") {
+        if (!m.has_object_graph)
+          m.graph_def = io::graph_def_from_message(message(f), source(), binary());
         has_graph = true;
       } else if (f.name == "saver_def") {
         m.saver_def = saver_def(message(f));
@@ -182,7 +183,10 @@ struct Reader : io::proto::FieldReader {
         m.asset_file_def.push_back(std::move(asset));
       }
     }
-    if (!has_graph) m.graph_def.producer = 0;
+    // A file cut short, or not a MetaGraphDef, can parse as one without its graph.
+    if (!has_graph)
+      fail(root.fields.empty() ? 0 : root.fields.front().position,
+           "the MetaGraphDef has no graph_def: expected a MetaGraphDef holding a graph");
     return m;
   }
 };
@@ -389,6 +393,8 @@ inline SavedModel parse_saved_model(std::string_view bytes, std::string_view sou
           reader.integer(f, 0, std::numeric_limits<long long>::max());
     if (f.name == "meta_graphs") model.meta_graphs.push_back(reader.meta_graph(reader.message(f)));
   }
+  if (model.meta_graphs.empty())
+    reader.fail(0, "the SavedModel holds no MetaGraphDef: expected one per tag-set");
   return model;
 }
 
