@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <symflow/symflow.hpp>
+#include <symflow/train/meta_graph_json.hpp>
 
 #include "../test_util.hpp"
 
@@ -101,6 +102,28 @@ TEST_CASE("saver_tf_format: a TensorFlow Saver imported from a .meta saves throu
   REQUIRE(m.saver_def);
   CHECK(m.saver_def->restore_op_name == "save/restore_all");
   CHECK(tf::train::latest_checkpoint(dir.path().string()).value() == dir / "again");
+}
+
+TEST_CASE("saver_tf_format: signatures, assets and any lists survive symflow's JSON too") {
+  // A SavedModel's MetaGraphDef, written as symflow's JSON and read back.
+  auto model = tf::saved_model::read_saved_model(std::string(SYMFLOW_SHARED_DIR) +
+                                                 "/fixtures/tf/tf1_half_plus_two_savedmodel");
+  const tf::train::MetaGraphDef& m = model.meta_graphs.at(0);
+  REQUIRE(m.collection_def.count("saved_model_assets") == 1);
+  const auto json = tf::train::meta_graph_to_json(m);
+  const tf::train::MetaGraphDef back = tf::train::meta_graph_from_json(json, "m.json");
+  CHECK(back.signature_def == m.signature_def);
+  CHECK(back.asset_file_def == m.asset_file_def);
+  CHECK(back.collection_def == m.collection_def);  // VariableDef bytes as base64
+  CHECK(back.saver_def == m.saver_def);
+  CHECK(back.meta_info_def.tensorflow_version == "1.14.0");
+  // A signature naming a dtype symflow does not know is a DataLossError naming the field.
+  auto bad = json;
+  bad["signature_def"]["serving_default"]["inputs"]["x"]["dtype"] = "DT_NOPE";
+  CHECK_THROWS_WITH_AS(tf::train::meta_graph_from_json(bad, "bad.json"),
+                       "bad.json: malformed MetaGraphDef at \"signature_def.serving_default\": a "
+                       "TensorInfo has the unknown dtype 'DT_NOPE'",
+                       tf::DataLossError);
 }
 
 }  // namespace symflow_test_train_saver_tf_format_test

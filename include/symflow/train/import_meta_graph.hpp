@@ -81,10 +81,6 @@ inline void restore_collection(Graph& graph, const std::string& key, const Colle
       def);
 }
 
-}  // namespace detail::meta_graph
-
-namespace detail::meta_graph {
-
 struct Imported {
   std::optional<Saver> saver;
   std::string prefix;  // the import scope as made unique, "" or "scope/"

@@ -85,7 +85,10 @@ inline TensorInfo tensor_info_from_json(const nlohmann::json& j) {
   TensorInfo t;
   t.name = j.at("name").get<std::string>();
   const std::string dtype = j.value("dtype", std::string("DT_INVALID"));
-  t.dtype = dtype == "DT_INVALID" ? DType::invalid : dtype_from_enum_name(dtype);
+  for (DType d : kAllDTypes)
+    if (dtype_enum_name(d) == dtype) t.dtype = d;
+  if (t.dtype == DType::invalid && dtype != "DT_INVALID")
+    throw DataLossError("a TensorInfo has the unknown dtype '" + dtype + "'");
   t.is_ref = j.value("is_ref", false);
   if (j.contains("tensor_shape"))
     t.tensor_shape =
@@ -302,6 +305,10 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
     return m;
   } catch (const nlohmann::json::exception& e) {
     throw DataLossError(where + ": malformed MetaGraphDef at \"" + field + "\": " + e.what());
+  } catch (const DataLossError& e) {
+    // Bytes and dtypes report what is wrong; this adds the file and the field.
+    if (e.message().starts_with(where)) throw;
+    throw DataLossError(where + ": malformed MetaGraphDef at \"" + field + "\": " + e.message());
   }
 }
 
