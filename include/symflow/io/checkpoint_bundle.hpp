@@ -19,6 +19,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -51,8 +52,9 @@ namespace io {
 // Where a slice of a partitioned TensorFlow tensor lies in the whole tensor.
 struct BundleSlice {
   Dims start;
-  Dims length;      // resolved: a full extent is the whole dimension
-  std::string key;  // the table key of the slice's own entry
+  Dims length;               // resolved: a full extent is the whole dimension
+  std::string key;           // the table key of the slice's own entry
+  tf_bundle::Slice extents;  // as stored: the key and a merged index need them so
 };
 
 // One tensor of a bundle, as its index describes it.
@@ -296,41 +298,123 @@ inline void write_bundle(const std::string& prefix,
   write_file_atomically(index_path(prefix), index.dump(2));
 }
 
-// Writes a TensorFlow V2 checkpoint for `prefix`, which tf.train.Saver, load_checkpoint
-// and symflow's BundleReader read: prefix.data-00000-of-00001 (the tensors sorted by
-// name, back to back, strings in TensorFlow's layout), then prefix.index (a sorted
-// string table of the header and one BundleEntryProto per tensor), each atomically,
-// after removing an index left at this prefix. Errors as write_bundle's.
-inline void write_tf_bundle(const std::string& prefix,
-                            const std::vector<std::pair<std::string, Value>>& tensors) {
-  namespace ckpt = detail::checkpoint;
-  const std::map<std::string_view, const Value*> sorted = ckpt::sorted_for_saving(tensors);
+// A tensor to save in a TensorFlow checkpoint: whole, or (with `slice`) the part of a
+// partitioned tensor that the spec describes, as SaveV2 takes them.
+struct TensorToSave {
+  std::string name;
+  Value value;
+  std::optional<tf_bundle::ShapeAndSlice> slice;
+};
+
+// Writes a TensorFlow V2 checkpoint for `prefix` as TensorFlow's SaveV2 does: the data
+// file prefix.data-00000-of-00001 holds the tensors back to back in the order given
+// (strings in TensorFlow's layout), then prefix.index, a sorted string table of the
+// header and one BundleEntryProto per key; each file is written atomically, after
+// removing an index left at this prefix. A slice gets an entry of its own under its
+// slice key, and its tensor one entry that lists the slices. InvalidArgumentError, before
+// anything is written, for an empty or duplicate name or an empty (None) value, a slice
+// whose value does not have its spec's shape, slices of one name with different dtypes or
+// whole shapes or that overlap, and a name saved both whole and sliced.
+inline void write_tf_bundle_as_given(const std::string& prefix,
+                                     const std::vector<TensorToSave>& tensors) {
+  struct Partitioned {
+    DType dtype;
+    Dims shape;
+    std::vector<const tf_bundle::ShapeAndSlice*> parts;
+  };
+  std::set<std::string_view> whole;
+  std::map<std::string, Partitioned> partitioned;
+  std::vector<std::string> keys;  // each tensor's table key
+  for (const TensorToSave& t : tensors) {
+    const std::string what =
+        t.slice ? "the slice '" + tf_bundle::slice_spec_string(*t.slice) + "' of '" + t.name + "'"
+                : "tensor '" + t.name + "'";
+    if (t.name.empty()) throw InvalidArgumentError("Cannot save a tensor with an empty name");
+    if (t.value.is_none())
+      throw InvalidArgumentError("Cannot save " + what + ": its value is empty (None)");
+    if (!t.slice) {
+      if (!whole.insert(t.name).second || partitioned.count(t.name))
+        throw InvalidArgumentError("Adding duplicate key: " + t.name);
+      keys.push_back(t.name);
+      continue;
+    }
+    const tf_bundle::ShapeAndSlice& spec = *t.slice;
+    if (t.value.dims() != spec.length)
+      throw InvalidArgumentError("Cannot save " + what + ": the value has shape " +
+                                 dims_to_string(t.value.dims()) + ", the slice " +
+                                 dims_to_string(spec.length));
+    if (t.value.dtype() == DType::string)
+      throw UnimplementedError("Cannot save " + what +
+                               ": symflow saves partitioned tensors of numbers and bools only");
+    if (whole.count(t.name))
+      throw InvalidArgumentError("Cannot save " + what + ": '" + t.name + "' is also saved whole");
+    auto [it, first] =
+        partitioned.try_emplace(t.name, Partitioned{t.value.dtype(), spec.shape, {}});
+    Partitioned& p = it->second;
+    if (!first && (p.dtype != t.value.dtype() || p.shape != spec.shape))
+      throw InvalidArgumentError("Cannot save " + what + " as " +
+                                 std::string(dtype_name(t.value.dtype())) + " " +
+                                 dims_to_string(spec.shape) + ": another slice of it is " +
+                                 std::string(dtype_name(p.dtype)) + " " + dims_to_string(p.shape));
+    for (const tf_bundle::ShapeAndSlice* o : p.parts) {
+      bool overlap = num_elements(spec.length) > 0 && num_elements(o->length) > 0;
+      for (std::size_t d = 0; d < o->start.size() && overlap; ++d)
+        overlap = spec.start[d] < o->start[d] + o->length[d] &&
+                  o->start[d] < spec.start[d] + spec.length[d];
+      if (overlap)
+        throw InvalidArgumentError("Cannot save " + what + ": it overlaps another slice of it");
+    }
+    p.parts.push_back(&spec);
+    keys.push_back(tf_bundle::slice_key(t.name, spec.slice));
+  }
+
   std::vector<TableEntry> index = {{"", tf_bundle::encode_header(1)}};
-  std::vector<std::string> bytes;  // each tensor's, in order
+  std::vector<std::string> bytes;  // each tensor's, in the order given
   std::uint64_t offset = 0;
-  for (const auto& [name, value] : sorted) {
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Value& value = tensors[i].value;
     std::uint32_t crc = 0;
-    if (value->dtype() == DType::string) {
+    if (value.dtype() == DType::string) {
       tf_bundle::EncodedStrings e = tf_bundle::encode_string_tensor(
-          value->data<std::string>(), value->flat<std::string>().size());
+          value.data<std::string>(), value.flat<std::string>().size());
       bytes.push_back(std::move(e.bytes));
       crc = e.crc;
     } else {
-      bytes.emplace_back(static_cast<const char*>(value->raw_data()), value->nbytes());
+      bytes.emplace_back(static_cast<const char*>(value.raw_data()), value.nbytes());
       if constexpr (std::endian::native == std::endian::big)
-        ckpt::swap_to_little_endian(bytes.back().data(), bytes.back().size(),
-                                    dtype_size(value->dtype()));
+        detail::checkpoint::swap_to_little_endian(bytes.back().data(), bytes.back().size(),
+                                                  dtype_size(value.dtype()));
       crc = crc32c(bytes.back().data(), bytes.back().size());
     }
-    index.push_back(
-        {std::string(name), tf_bundle::encode_entry(dtype_tf_number(value->dtype()), value->dims(),
-                                                    0, offset, bytes.back().size(), crc)});
+    index.push_back({keys[i], tf_bundle::encode_entry(dtype_tf_number(value.dtype()), value.dims(),
+                                                      0, offset, bytes.back().size(), crc)});
     offset += bytes.back().size();
   }
+  for (const auto& [name, p] : partitioned) {
+    std::vector<tf_bundle::Slice> parts;
+    for (const tf_bundle::ShapeAndSlice* spec : p.parts) parts.push_back(spec->slice);
+    index.push_back(
+        {name, tf_bundle::encode_entry(dtype_tf_number(p.dtype), p.shape, 0, 0, 0, 0, parts)});
+  }
+  std::sort(index.begin() + 1, index.end(),
+            [](const TableEntry& a, const TableEntry& b) { return a.key < b.key; });
   std::vector<std::string_view> pieces(bytes.begin(), bytes.end());
   remove_file_if_exists(index_path(prefix));
   write_file_atomically(data_path(prefix), pieces);
   write_file_atomically(index_path(prefix), write_sorted_table(index));
+}
+
+// Writes a TensorFlow V2 checkpoint of whole tensors for `prefix`, which tf.train.Saver,
+// load_checkpoint and symflow's BundleReader read: write_tf_bundle_as_given with the
+// tensors sorted by name, as TensorFlow's Saver orders them.
+inline void write_tf_bundle(const std::string& prefix,
+                            const std::vector<std::pair<std::string, Value>>& tensors) {
+  const std::map<std::string_view, const Value*> sorted =
+      detail::checkpoint::sorted_for_saving(tensors);
+  std::vector<TensorToSave> in_order;
+  in_order.reserve(sorted.size());
+  for (const auto& [name, value] : sorted) in_order.push_back({std::string(name), *value, {}});
+  write_tf_bundle_as_given(prefix, in_order);
 }
 
 // Reads a bundle: symflow's (JSON index) or TensorFlow's V2 checkpoint (table index),
@@ -376,6 +460,77 @@ class BundleReader {
   // bundle has none, DataLossError when its bytes are missing or fail the CRC,
   // UnimplementedError when symflow has no DType for its TensorFlow dtype.
   Value read(std::string_view name) const {
+    const BundleEntry& entry = entry_to_read(name);
+    if (!entry.slices.empty()) return read_slice(name, Dims(entry.shape.size(), 0), entry.shape);
+    return read_whole(name, entry);
+  }
+
+  // The part [start, start + length) of tensor `name`, as RestoreV2 reads a slice spec:
+  // from the whole tensor, or from the stored slices of a partitioned one, which must
+  // hold all of it (else DataLossError). Errors otherwise as read()'s.
+  Value read_slice(std::string_view name, const Dims& start, const Dims& length) const {
+    const BundleEntry& entry = entry_to_read(name);
+    const std::string what = "tensor '" + std::string(name) + "'";
+    if (start.size() != entry.shape.size() || length.size() != entry.shape.size())
+      throw InvalidArgumentError("Cannot read slice " + dims_to_string(start) + "+" +
+                                 dims_to_string(length) + " of " + what + " of shape " +
+                                 dims_to_string(entry.shape) + ": its rank differs");
+    for (std::size_t d = 0; d < start.size(); ++d)
+      if (start[d] < 0 || length[d] < 0 || start[d] > entry.shape[d] ||
+          length[d] > entry.shape[d] - start[d])
+        throw InvalidArgumentError("Cannot read slice " + dims_to_string(start) + "+" +
+                                   dims_to_string(length) + " of " + what + ": it lies outside " +
+                                   dims_to_string(entry.shape));
+    Value out(entry.dtype, length);
+    if (entry.slices.empty()) {
+      const Value whole = read_whole(name, entry);
+      if (length == entry.shape) return whole;
+      copy_box(whole, start, out, Dims(start.size(), 0), length);
+      return out;
+    }
+    if (entry.dtype == DType::string)
+      throw UnimplementedError("Cannot read tensor '" + std::string(name) + "' of checkpoint " +
+                               prefix_ + ": symflow does not read partitioned string tensors");
+    std::int64_t covered = 0;
+    for (const BundleSlice& slice : entry.slices) {
+      // The box this stored slice shares with the part asked for, if any.
+      Dims from(start.size()), extent(start.size());
+      bool empty = false;
+      for (std::size_t d = 0; d < start.size(); ++d) {
+        from[d] = std::max(start[d], slice.start[d]);
+        const std::int64_t to = std::min(start[d] + length[d], slice.start[d] + slice.length[d]);
+        extent[d] = to - from[d];
+        empty = empty || extent[d] <= 0;
+      }
+      if (empty) continue;
+      const BundleEntry& part = slice_entries_.at(slice.key);
+      Value stored(entry.dtype, slice.length);
+      read_bytes("slice " + dims_to_string(slice.start) + "+" + dims_to_string(slice.length) +
+                     " of " + what,
+                 part, stored.raw_data(), stored.nbytes());
+      Dims in_stored(start.size()), in_out(start.size());
+      for (std::size_t d = 0; d < start.size(); ++d) {
+        in_stored[d] = from[d] - slice.start[d];
+        in_out[d] = from[d] - start[d];
+      }
+      copy_box(stored, in_stored, out, in_out, extent);
+      covered += num_elements(extent);  // the slices do not overlap: no element twice
+    }
+    if (covered != num_elements(length))
+      throw DataLossError("Checkpoint " + prefix_ + " cannot give " + what + "'s part " +
+                          dims_to_string(start) + "+" + dims_to_string(length) +
+                          ": its slices hold " + std::to_string(covered) + " of its " +
+                          std::to_string(num_elements(length)) + " elements");
+    return out;
+  }
+
+  // The stored slices' own entries, by table key (TensorFlow's partitioned tensors).
+  const std::map<std::string, BundleEntry, std::less<>>& slice_entries() const {
+    return slice_entries_;
+  }
+
+ private:
+  const BundleEntry& entry_to_read(std::string_view name) const {
     auto it = entries_.find(name);
     if (it == entries_.end())
       throw NotFoundError("Key " + std::string(name) + " not found in checkpoint");
@@ -385,19 +540,57 @@ class BundleReader {
                                ": its dtype " + bundle_dtype_name(entry) +
                                " has no symflow DType (symflow reads DT_FLOAT, DT_DOUBLE, "
                                "DT_INT32, DT_INT64, DT_UINT8, DT_BOOL and DT_STRING)");
-    if (entry.dtype == DType::string) {
-      if (!entry.slices.empty())
-        throw UnimplementedError("Cannot read tensor '" + it->first + "' of checkpoint " + prefix_ +
-                                 ": symflow does not read partitioned string tensors");
-      return read_strings("tensor '" + it->first + "'", entry);
-    }
-    if (!entry.slices.empty()) return assemble(it->first, entry);
+    return entry;
+  }
+
+  // An unpartitioned tensor.
+  Value read_whole(std::string_view name, const BundleEntry& entry) const {
+    const std::string what = "tensor '" + std::string(name) + "'";
+    if (entry.dtype == DType::string) return read_strings(what, entry);
     Value v(entry.dtype, entry.shape);
-    read_bytes("tensor '" + it->first + "'", entry, v.raw_data(), v.nbytes());
+    read_bytes(what, entry, v.raw_data(), v.nbytes());
     return v;
   }
 
- private:
+  // Copies the box of `extent` at `from` in `src` to `at` in `dst` (same dtype), a row
+  // of the last dim at a time.
+  static void copy_box(const Value& src, const Dims& from, Value& dst, const Dims& at,
+                       const Dims& extent) {
+    const std::size_t rank = extent.size();
+    if (num_elements(extent) == 0) return;
+    if (rank == 0) {
+      if (src.dtype() == DType::string)
+        dst.data<std::string>()[0] = src.data<std::string>()[0];
+      else
+        std::memcpy(dst.raw_data(), src.raw_data(), src.nbytes());
+      return;
+    }
+    const auto offset = [&](const Dims& dims, const Dims& base, const Dims& index) {
+      std::size_t at_ = 0;
+      for (std::size_t d = 0; d < rank; ++d)
+        at_ =
+            at_ * static_cast<std::size_t>(dims[d]) + static_cast<std::size_t>(base[d] + index[d]);
+      return at_;
+    };
+    const auto row = static_cast<std::size_t>(extent[rank - 1]);
+    const std::size_t element = dtype_size(src.dtype());
+    Dims index(rank, 0);  // within the box; the last dim stays 0
+    for (;;) {
+      const std::size_t s = offset(src.dims(), from, index), t = offset(dst.dims(), at, index);
+      if (src.dtype() == DType::string)
+        std::copy_n(src.data<std::string>() + s, row, dst.data<std::string>() + t);
+      else
+        std::memcpy(static_cast<unsigned char*>(dst.raw_data()) + t * element,
+                    static_cast<const unsigned char*>(src.raw_data()) + s * element, row * element);
+      std::size_t d = rank - 1;
+      for (; d-- > 0;) {
+        if (++index[d] < extent[d]) break;
+        index[d] = 0;
+      }
+      if (d == static_cast<std::size_t>(-1)) return;
+    }
+  }
+
   // Reads the n bytes of `entry` (n == entry.size, checked when the index was read),
   // checks their CRC (and bools), and puts them in the host's byte order.
   // `what` names the tensor in messages.
@@ -443,40 +636,6 @@ class BundleReader {
         raw, v.size(), entry.crc32c, what + " in " + data_file(entry.shard));
     std::move(strings.begin(), strings.end(), v.data<std::string>());
     return v;
-  }
-
-  // A partitioned tensor: each slice's bytes copied to its place in the whole (the
-  // index check made sure that the slices tile the tensor exactly).
-  Value assemble(const std::string& name, const BundleEntry& entry) const {
-    Value whole(entry.dtype, entry.shape);
-    const std::size_t element = dtype_size(entry.dtype);
-    const std::size_t rank = entry.shape.size();
-    std::vector<std::size_t> stride(rank, 1);  // in elements, row-major
-    for (std::size_t d = rank - 1; d > 0; --d)
-      stride[d - 1] = stride[d] * static_cast<std::size_t>(entry.shape[d]);
-    auto* dst = static_cast<unsigned char*>(whole.raw_data());
-    for (const BundleSlice& slice : entry.slices) {
-      const BundleEntry& part = slice_entries_.at(slice.key);
-      std::vector<unsigned char> bytes(static_cast<std::size_t>(part.size));
-      read_bytes("slice " + dims_to_string(slice.start) + "+" + dims_to_string(slice.length) +
-                     " of tensor '" + name + "'",
-                 part, bytes.data(), bytes.size());
-      if (bytes.empty()) continue;
-      // Copy row by row: a row is the slice's extent in the last dimension.
-      const std::size_t row = static_cast<std::size_t>(slice.length[rank - 1]) * element;
-      std::vector<std::int64_t> index(rank, 0);  // position within the slice, last dim 0
-      for (std::size_t src = 0; src < bytes.size(); src += row) {
-        std::size_t at = 0;
-        for (std::size_t d = 0; d < rank; ++d)
-          at += static_cast<std::size_t>(slice.start[d] + index[d]) * stride[d];
-        std::copy_n(bytes.data() + src, row, dst + at * element);
-        for (std::size_t d = rank - 1; d-- > 0;) {
-          if (++index[d] < slice.length[d]) break;
-          index[d] = 0;
-        }
-      }
-    }
-    return whole;
   }
 
   void open_json(const std::string& text) {
@@ -667,15 +826,15 @@ class BundleReader {
       out.length.push_back(length);
     }
     out.key = tf_bundle::slice_key(key, s);
+    out.extents = s;
     return out;
   }
 
   // The slices of a partitioned tensor have entries of its dtype and of their shapes,
-  // and tile it: no two overlap and together they hold all of its elements.
+  // and no two overlap. They need not hold all of it: each shard of a sharded save
+  // holds the slices of its own device (read_slice checks what a read needs).
   void check_slices(const std::string& name, const BundleEntry& e) const {
     const std::string what = "tensor '" + name + "'";
-    const std::int64_t total = num_elements(e.shape);
-    std::int64_t covered = 0;
     for (std::size_t i = 0; i < e.slices.size(); ++i) {
       const BundleSlice& s = e.slices[i];
       const std::string slice =
@@ -694,11 +853,7 @@ class BundleReader {
           overlap = s.start[d] < o.start[d] + o.length[d] && o.start[d] < s.start[d] + s.length[d];
         if (overlap) corrupt(slice + " overlaps another slice of it");
       }
-      covered += num_elements(s.length);  // <= total each; overlap-free, so the sum too
     }
-    if (covered != total)
-      corrupt("the slices of " + what + " hold " + std::to_string(covered) + " of its " +
-              std::to_string(total) + " elements");
   }
 
   std::string prefix_;
@@ -721,6 +876,9 @@ inline void merge_tf_bundles(const std::vector<std::string>& sources,
   const auto n = static_cast<std::int64_t>(sources.size());
   std::vector<TableEntry> index = {{"", tf_bundle::encode_header(n)}};
   std::map<std::string, std::string> owner;  // tensor -> the source that holds it
+  // A partitioned tensor's slices may lie in several sources: one entry lists them all.
+  std::map<std::string, BundleEntry> partitioned;
+  std::set<std::string> slice_keys;
   for (std::int64_t shard = 0; shard < n; ++shard) {
     const std::string& source = sources[static_cast<std::size_t>(shard)];
     const BundleReader reader(source);
@@ -729,16 +887,42 @@ inline void merge_tf_bundles(const std::vector<std::string>& sources,
           "MergeV2Checkpoints merges TensorFlow checkpoints of one shard "
           "each; " +
           source + " is not one");
+    for (const auto& [key, e] : reader.slice_entries()) {
+      if (!slice_keys.insert(key).second)
+        throw InvalidArgumentError(
+            "Duplicate slice of a partitioned tensor encountered, when "
+            "merging prefix: " +
+            source);
+      index.push_back(
+          {key, tf_bundle::encode_entry(e.tf_dtype, e.shape, shard, e.offset, e.size, e.crc32c)});
+    }
     for (const auto& [name, e] : reader.entries()) {
-      if (!e.slices.empty())
-        throw UnimplementedError("MergeV2Checkpoints of the partitioned tensor '" + name + "' in " +
-                                 source);
+      if (!e.slices.empty()) {
+        auto [it, first] = partitioned.try_emplace(name, e);
+        if (first) continue;
+        if (it->second.tf_dtype != e.tf_dtype || it->second.shape != e.shape)
+          throw InvalidArgumentError("The partitioned tensor '" + name + "' of " + source +
+                                     " has another dtype or shape than in the checkpoints "
+                                     "merged before it");
+        it->second.slices.insert(it->second.slices.end(), e.slices.begin(), e.slices.end());
+        continue;
+      }
       if (!owner.emplace(name, source).second)
         throw InvalidArgumentError("Duplicate tensor keyed by " + name +
                                    " encountered, when merging prefix: " + source);
       index.push_back(
           {name, tf_bundle::encode_entry(e.tf_dtype, e.shape, shard, e.offset, e.size, e.crc32c)});
     }
+  }
+  for (const auto& [name, e] : partitioned) {
+    if (owner.count(name))
+      throw InvalidArgumentError("Tensor '" + name +
+                                 "' is both whole and partitioned in the "
+                                 "checkpoints merged at " +
+                                 destination);
+    std::vector<tf_bundle::Slice> parts;
+    for (const BundleSlice& s : e.slices) parts.push_back(s.extents);
+    index.push_back({name, tf_bundle::encode_entry(e.tf_dtype, e.shape, 0, 0, 0, 0, parts)});
   }
   std::sort(index.begin() + 1, index.end(),
             [](const TableEntry& a, const TableEntry& b) { return a.key < b.key; });

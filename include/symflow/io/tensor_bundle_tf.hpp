@@ -12,11 +12,13 @@
 // Decoding checks only the wire format and the values' ranges; whether an entry fits
 // its data file is the reader's check.
 
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "symflow/core/errors.hpp"
@@ -189,9 +191,25 @@ inline std::string encode_header(std::int64_t num_shards) {
   return w.take();
 }
 
-// A BundleEntryProto of a whole (unpartitioned) tensor; `crc` unmasked.
+// A TensorSliceProto: a full extent is an empty Extent, as TensorFlow writes it.
+inline void encode_slice(wire::WireWriter& out, int field, const Slice& slice) {
+  wire::WireWriter s;
+  for (const Extent& e : slice) {
+    wire::WireWriter extent;
+    if (e.length) {
+      if (e.start) extent.int64(1, e.start);
+      extent.int64(2, *e.length);  // a oneof: written even when 0
+    }
+    s.message(1, extent);
+  }
+  out.message(field, s);
+}
+
+// A BundleEntryProto; `crc` unmasked. A partitioned tensor's entry has its slices and
+// no bytes of its own (shard, offset, size and crc 0).
 inline std::string encode_entry(int tf_dtype, const Dims& shape, std::int64_t shard,
-                                std::uint64_t offset, std::uint64_t size, std::uint32_t crc) {
+                                std::uint64_t offset, std::uint64_t size, std::uint32_t crc,
+                                const std::vector<Slice>& slices = {}) {
   wire::WireWriter w;
   w.varint(1, static_cast<std::uint64_t>(tf_dtype));
   wire::WireWriter s;
@@ -204,7 +222,11 @@ inline std::string encode_entry(int tf_dtype, const Dims& shape, std::int64_t sh
   if (shard) w.int64(3, shard);
   if (offset) w.varint(4, offset);
   if (size) w.varint(5, size);
-  w.fixed32(6, masked_crc32c(crc));
+  if (slices.empty()) {
+    w.fixed32(6, masked_crc32c(crc));
+  } else {
+    for (const Slice& slice : slices) encode_slice(w, 7, slice);
+  }
   return w.take();
 }
 
@@ -338,6 +360,94 @@ inline Entry parse_entry(std::string_view bytes, const std::string& where) {
     }
   }
   return e;
+}
+
+// A "shape and slice" spec, as SaveV2 and RestoreV2 take one per tensor: the whole
+// tensor's dims, then its slice, one extent per dim ("-" the whole dim, "start,length")
+// joined by ':'. "4 3 0,2:-" is rows [0, 2) of a [4, 3] tensor.
+struct ShapeAndSlice {
+  Dims shape;   // the whole tensor's
+  Slice slice;  // as written: full extents stay full, which slice keys tell apart
+  Dims start;   // resolved against `shape`
+  Dims length;
+};
+
+// Parses `spec`; a malformed one, or a slice outside the shape, is an
+// InvalidArgumentError naming the spec.
+inline ShapeAndSlice parse_shape_and_slice(std::string_view spec) {
+  const auto fail = [&](const std::string& why) -> void {
+    throw InvalidArgumentError("Bad shape_and_slice specification '" + std::string(spec) + "': " +
+                               why + " (expected the dims, then a slice such as \"4 3 0,2:-\")");
+  };
+  const auto number = [&](std::string_view text, const char* what) {
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+      fail(std::string(what) + " '" + std::string(text) + "' is not an integer");
+    return v;
+  };
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at <= spec.size();) {
+    std::size_t space = spec.find(' ', at);
+    if (space == std::string_view::npos) space = spec.size();
+    words.push_back(spec.substr(at, space - at));
+    at = space + 1;
+  }
+  if (words.size() < 2) fail("it needs at least one dim and a slice");
+  ShapeAndSlice out;
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    out.shape.push_back(number(words[i], "the dim"));
+    if (out.shape.back() < 0) fail("the dim " + std::to_string(out.shape.back()) + " is negative");
+  }
+  const std::string_view slice = words.back();
+  for (std::size_t at = 0; at <= slice.size();) {
+    std::size_t colon = slice.find(':', at);
+    if (colon == std::string_view::npos) colon = slice.size();
+    const std::string_view extent = slice.substr(at, colon - at);
+    at = colon + 1;
+    if (extent == "-") {
+      out.slice.push_back({});
+      continue;
+    }
+    const std::size_t comma = extent.find(',');
+    if (comma == std::string_view::npos)
+      fail("the extent '" + std::string(extent) + "' is neither '-' nor 'start,length'");
+    const std::int64_t start = number(extent.substr(0, comma), "the start");
+    const std::int64_t length = number(extent.substr(comma + 1), "the length");
+    if (length == -1 && start == 0) {
+      out.slice.push_back({});  // TensorFlow's own spelling of a full extent
+      continue;
+    }
+    if (start < 0 || length <= 0)
+      fail("the extent '" + std::string(extent) + "' needs a start >= 0 and a length > 0");
+    out.slice.push_back({start, length});
+  }
+  if (out.slice.size() != out.shape.size())
+    fail("its slice has " + std::to_string(out.slice.size()) + " extents for " +
+         std::to_string(out.shape.size()) + " dims");
+  for (std::size_t d = 0; d < out.shape.size(); ++d) {
+    const Extent& e = out.slice[d];
+    const std::int64_t length = e.length.value_or(out.shape[d]);
+    if (e.start > out.shape[d] || length > out.shape[d] - e.start)
+      fail("extent " + std::to_string(d) + " [" + std::to_string(e.start) + ", " +
+           std::to_string(e.start) + "+" + std::to_string(length) + ") is outside the dim of " +
+           std::to_string(out.shape[d]));
+    out.start.push_back(e.start);
+    out.length.push_back(length);
+  }
+  return out;
+}
+
+// The spec as SaveV2 takes it, for messages: "4 3 0,2:-".
+inline std::string slice_spec_string(const ShapeAndSlice& spec) {
+  std::string out;
+  for (std::int64_t d : spec.shape) out += std::to_string(d) + " ";
+  for (std::size_t d = 0; d < spec.slice.size(); ++d) {
+    if (d) out += ':';
+    const Extent& e = spec.slice[d];
+    out += e.length ? std::to_string(e.start) + "," + std::to_string(*e.length) : "-";
+  }
+  return out;
 }
 
 // OrderedCode (tensorflow/core/lib/strings/ordered_code.cc), as far as slice keys need

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -21,10 +22,11 @@
 namespace symflow::detail {
 
 // The prefix, names and slice specs both ops start with, checked as TensorFlow's
-// kernels check them. Only whole tensors ("" specs) are supported.
+// kernels check them. An empty spec is a whole tensor.
 struct CheckpointArguments {
   std::string prefix;
   std::vector<std::string> names;
+  std::vector<std::optional<io::tf_bundle::ShapeAndSlice>> slices;
 };
 inline CheckpointArguments checkpoint_arguments(const KernelContext& ctx, std::string_view op,
                                                 std::size_t count) {
@@ -40,24 +42,36 @@ inline CheckpointArguments checkpoint_arguments(const KernelContext& ctx, std::s
   if (slices.dims() != names.dims())
     ctx.fail("Expected " + std::to_string(count) +
              " elements in shapes_and_slices, but got shape " + dims_to_string(slices.dims()));
-  for (const std::string& spec : slices.flat<std::string>())
-    if (!spec.empty())
-      throw UnimplementedError(std::string(op) + " of a tensor's slice '" + spec +
-                                   "': symflow saves and restores whole tensors only",
-                               ctx.node_name());
-  return {prefix.scalar<std::string>(), names.to_vector<std::string>()};
+  CheckpointArguments args{prefix.scalar<std::string>(), names.to_vector<std::string>(), {}};
+  for (const std::string& spec : slices.flat<std::string>()) {
+    if (spec.empty()) {
+      args.slices.emplace_back();
+      continue;
+    }
+    try {
+      args.slices.emplace_back(io::tf_bundle::parse_shape_and_slice(spec));
+    } catch (const InvalidArgumentError& e) {
+      ctx.fail(std::string(op) + ": " + e.what());
+    }
+  }
+  return args;
 }
 
 inline void save_v2_kernel(KernelContext& ctx) {
   const std::size_t count = ctx.num_inputs() - 3;
   CheckpointArguments args = checkpoint_arguments(ctx, "SaveV2", count);
-  std::vector<std::pair<std::string, Value>> tensors;
-  for (std::size_t i = 0; i < count; ++i) tensors.emplace_back(args.names[i], ctx.input(3 + i));
+  std::vector<io::TensorToSave> tensors;
+  for (std::size_t i = 0; i < count; ++i)
+    tensors.push_back({args.names[i], ctx.input(3 + i), args.slices[i]});
   // As TensorFlow's BundleWriter, create the prefix's directory.
   const std::filesystem::path dir = std::filesystem::path(args.prefix).parent_path();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  io::write_tf_bundle(args.prefix, tensors);
+  try {
+    io::write_tf_bundle_as_given(args.prefix, tensors);
+  } catch (const InvalidArgumentError& e) {
+    ctx.fail(e.what());
+  }
 }
 
 inline void restore_v2_kernel(KernelContext& ctx) {
@@ -67,12 +81,22 @@ inline void restore_v2_kernel(KernelContext& ctx) {
   for (std::size_t i = 0; i < dtypes.size(); ++i) {
     if (!reader.contains(args.names[i]))
       throw NotFoundError("Key " + args.names[i] + " not found in checkpoint", ctx.node_name());
-    Value v = reader.read(args.names[i]);
-    if (v.dtype() != dtypes[i])
+    const io::BundleEntry& entry = reader.entries().find(args.names[i])->second;
+    if (entry.dtype == DType::invalid) (void)reader.read(args.names[i]);  // its typed error
+    if (entry.dtype != dtypes[i])
       ctx.fail("tensor_name = " + args.names[i] + "; expected dtype " +
                std::string(dtype_runtime_name(dtypes[i])) + " does not equal original dtype " +
-               std::string(dtype_runtime_name(v.dtype())));
-    ctx.set_output(i, std::move(v));
+               std::string(dtype_runtime_name(entry.dtype)));
+    if (!args.slices[i]) {
+      ctx.set_output(i, reader.read(args.names[i]));
+      continue;
+    }
+    const io::tf_bundle::ShapeAndSlice& spec = *args.slices[i];
+    if (spec.shape != entry.shape)
+      ctx.fail("tensor_name = " + args.names[i] + "; shape in shape_and_slice spec " +
+               dims_to_string(spec.shape) +
+               " does not match the shape stored in checkpoint: " + dims_to_string(entry.shape));
+    ctx.set_output(i, reader.read_slice(args.names[i], spec.start, spec.length));
   }
 }
 
