@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "symflow/backend/cpu/eigen_unary.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/core/value.hpp"
 
@@ -17,7 +19,11 @@ void unary(KernelContext& ctx, F f) {
   const T* x = in.data<T>();
   R* y = out.data<R>();
   const std::int64_t n = in.size();
-  for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  if constexpr (kEigenUnary<F, T> && std::is_same_v<R, float>) {
+    eigen_unary<F>(x, y, n);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  }
 }
 
 // Element strides of `dims` seen through broadcasting to `out_dims` (0 on

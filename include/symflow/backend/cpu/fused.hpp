@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "symflow/backend/cpu/eigen_unary.hpp"
 #include "symflow/backend/fused_program.hpp"
 #include "symflow/core/value.hpp"
 
@@ -72,6 +73,10 @@ using BlockFn = void (*)(const T* const*, T*, std::int64_t);
 
 template <class Fn, class T>
 void elementwise_block(const T* const* in, T* out, std::int64_t n) {
+  if constexpr (kEigenUnary<Fn, T>) {
+    eigen_unary<Fn>(in[0], out, n);
+    return;
+  }
 #ifdef SYMFLOW_FUSED_AVX2
   if (cpu_has_avx2()) {
     if (n == kFusedBlock)
