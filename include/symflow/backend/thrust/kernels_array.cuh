@@ -443,7 +443,7 @@ inline void strided_slice_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
   tr::StridedSliceSpec spec =
       tr::runtime_strided_slice(ctx, x.dims(), host_value(ctx.input(1)), host_value(ctx.input(2)),
-                                host_value(ctx.input(3)), tr::strided_slice_attrs(ctx));
+                                host_value(ctx.input(3)), tr::strided_slice_masks(ctx));
   Value& out = output(ctx, 0, x.dtype(), spec.final_shape);
   copy_box(ctx, "StridedSlice", x, tr::strided_view(spec, x.dims()), out,
            tr::contiguous(spec.processing), spec.processing);
@@ -454,7 +454,7 @@ inline void strided_slice_grad_kernel(KernelContext& ctx) {
   const Value& dy = ctx.input(4);
   tr::StridedSliceSpec spec =
       tr::runtime_strided_slice(ctx, shape, host_value(ctx.input(1)), host_value(ctx.input(2)),
-                                host_value(ctx.input(3)), tr::strided_slice_attrs(ctx));
+                                host_value(ctx.input(3)), tr::strided_slice_masks(ctx));
   if (dy.dims() != spec.final_shape)
     ctx.fail("shape of dy was " + dims_to_string(dy.dims()) + " instead of " +
              dims_to_string(spec.final_shape));
