@@ -4,6 +4,9 @@
 // (nn_impl.hpp).
 
 #include <array>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/math_grad.hpp"
@@ -11,6 +14,7 @@
 #include "symflow/ops/nn_ops.hpp"
 #include "symflow/ops/operators.hpp"
 #include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/transform_ops.hpp"
 
 namespace symflow::detail {
 
@@ -148,6 +152,52 @@ inline std::vector<Output> bias_add_grad_grad(const GradContext& c) {
   return {tile(reshape(c.grad(), ones), multiples)};
 }
 
+// ---- FusedBatchNorm, V2, V3: TensorFlow's _BaseFusedBatchNormGrad --------------------------
+// Only y's gradient flows back (TensorFlow ignores those of the batch moments and reserve
+// spaces), to x, scale and offset; mean and variance get none. Training reads the forward
+// op's reserve spaces; inference (is_training false) the population mean and variance,
+// with x and the gradient moved to the channels-last format first and the result moved
+// back (Transpose nodes), as TensorFlow builds it: its CPU kernel takes channels-last data
+// only in inference (symflow's takes either).
+template <int Version>
+std::vector<Output> fused_batch_norm_grad_fn(const GradContext& c) {
+  const Operation& op = c.op;
+  // A copy: the nodes built below may move the op's attrs.
+  const std::string format = op.get_attr<std::string>("data_format");
+  raw_ops::FusedBatchNormGradAttrs attrs{.epsilon = op.get_attr<double>("epsilon"),
+                                         .data_format = format,
+                                         .is_training = op.get_attr<bool>("is_training")};
+  Output x = c.input(0), grad_y = c.grad(0);
+  const Output scale = c.input(1);
+  auto build_grad = [&](const Output& reserve_space_1, const Output& reserve_space_2) {
+    if constexpr (Version == 1)
+      return raw_ops::fused_batch_norm_grad(grad_y, x, scale, reserve_space_1, reserve_space_2,
+                                            attrs);
+    else if constexpr (Version == 2)
+      return raw_ops::fused_batch_norm_grad_v2(grad_y, x, scale, reserve_space_1, reserve_space_2,
+                                               attrs);
+    else
+      return raw_ops::fused_batch_norm_grad_v3(grad_y, x, scale, reserve_space_1, reserve_space_2,
+                                               op.output(5), attrs);
+  };
+  if (attrs.is_training) {
+    const raw_ops::FusedBatchNormGradOutputs g = build_grad(op.output(3), op.output(4));
+    return {g.x_backprop, g.scale_backprop, g.offset_backprop, Output{}, Output{}};
+  }
+  const bool nchw = format == "NCHW", ncdhw = format == "NCDHW";
+  if (nchw || ncdhw) {
+    const Dims to_last = nchw ? Dims{0, 2, 3, 1} : Dims{0, 2, 3, 4, 1};
+    x = transpose(x, int32_vector(to_last));
+    grad_y = transpose(grad_y, int32_vector(to_last));
+  }
+  attrs.data_format = format == "NCHW" || format == "NHWC" ? "NHWC" : "NDHWC";
+  const raw_ops::FusedBatchNormGradOutputs g = build_grad(c.input(3), c.input(4));
+  Output dx = g.x_backprop;
+  if (nchw) dx = transpose(dx, int32_vector(Dims{0, 3, 1, 2}));
+  if (ncdhw) dx = transpose(dx, int32_vector(Dims{0, 4, 1, 2, 3}));
+  return {dx, g.scale_backprop, g.offset_backprop, Output{}, Output{}};
+}
+
 inline constexpr auto kNnOpEntries = std::to_array<OpEntry>({
     {&kReluOp, relu_grad},
     {&kRelu6Op, relu6_grad},
@@ -175,6 +225,13 @@ inline constexpr auto kNnOpEntries = std::to_array<OpEntry>({
     {&kL2LossOp, l2_loss_grad},
     {&kBiasAddOp, bias_add_grad_fn},
     {&kBiasAddGradOp, bias_add_grad_grad},
+    {&kFusedBatchNormOp, fused_batch_norm_grad_fn<1>},
+    {&kFusedBatchNormV2Op, fused_batch_norm_grad_fn<2>},
+    {&kFusedBatchNormV3Op, fused_batch_norm_grad_fn<3>},
+    // TensorFlow defines second-order gradients for these; symflow does not (yet).
+    {&kFusedBatchNormGradOp, nullptr},
+    {&kFusedBatchNormGradV2Op, nullptr},
+    {&kFusedBatchNormGradV3Op, nullptr},
 });
 
 }  // namespace symflow::detail

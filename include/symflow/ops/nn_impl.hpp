@@ -1,7 +1,8 @@
 #pragma once
 // symflow::nn functions that TensorFlow composes from several ops (nn_impl.py, nn_ops.py):
-// the cross-entropy wrappers, sigmoid cross entropy, moments, batch_normalization and
-// dropout. Each builds the nodes TensorFlow 1.x builds, under the same name scope.
+// the cross-entropy wrappers, sigmoid cross entropy, moments, batch_normalization,
+// fused_batch_norm and dropout. Each builds the nodes TensorFlow 1.x builds, under the
+// same name scope.
 
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/const_op.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/nn_ops.hpp"
 #include "symflow/ops/operators.hpp"
@@ -184,6 +186,57 @@ inline Output batch_normalization(const Output& x, const Output& mean, const Out
   Output scaled = x * inv;
   Output shift = offset.valid() ? offset - mean * inv : -mean * inv;
   return scaled + shift;
+}
+
+// tf.compat.v1.nn.fused_batch_norm's keyword arguments.
+struct FusedBatchNormOptions {
+  double epsilon = 0.001;  // the Python function's default (the ops' own is 1e-4)
+  // "NHWC" or "NCHW" for 4-D x, "NDHWC" or "NCDHW" for 5-D x.
+  std::string_view data_format = "NHWC";
+  bool is_training = true;
+  // With is_training, != 1 blends the batch moments into `mean` and `variance`:
+  // (1 - f) * running + f * batch.
+  double exponential_avg_factor = 1.0;
+  std::string_view name = {};
+};
+
+// fused_batch_norm's outputs: y, and the moments of the batch (training; the variance
+// Bessel-corrected, and blended into the running ones when exponential_avg_factor != 1)
+// or the given mean and variance (inference).
+struct FusedBatchNormResult {
+  Output y, batch_mean, batch_variance;
+};
+
+// tf.compat.v1.nn.fused_batch_norm(x, scale, offset, mean, variance): batch normalisation
+// of a 4-D or 5-D float32 x over every axis but the channels, as one FusedBatchNormV3
+// node (named "FusedBatchNormV3" or `name`). mean and variance may be left out (invalid
+// Outputs, Python's None) only in training with exponential_avg_factor 1: each is then an
+// empty float32 Const ("Const", "Const_1"), as TensorFlow builds them.
+inline FusedBatchNormResult fused_batch_norm(const Output& x, const Output& scale,
+                                             const Output& offset, const Output& mean = {},
+                                             const Output& variance = {},
+                                             const FusedBatchNormOptions& options = {}) {
+  auto repr_or_none = [](const Output& t) { return t.valid() ? repr(t) : std::string("None"); };
+  if ((!options.is_training || options.exponential_avg_factor != 1.0) &&
+      (!mean.valid() || !variance.valid()))
+    throw ValueError(
+        "Both `mean` and `variance` must be a 1D tensor when `is_training` is False or "
+        "`exponential_avg_factor` != 1.0. Received: `mean` " +
+        repr_or_none(mean) + " and `variance` " + repr_or_none(variance));
+  Graph g = graph_of({x, scale, offset});
+  const Output running_mean =
+      mean.valid() ? mean : detail::make_const(g, Value(DType::float32, {0}), "Const").output(0);
+  const Output running_variance =
+      variance.valid() ? variance
+                       : detail::make_const(g, Value(DType::float32, {0}), "Const").output(0);
+  const raw_ops::FusedBatchNormOutputs out =
+      raw_ops::fused_batch_norm_v3(x, scale, offset, running_mean, running_variance,
+                                   {.epsilon = options.epsilon,
+                                    .exponential_avg_factor = options.exponential_avg_factor,
+                                    .data_format = options.data_format,
+                                    .is_training = options.is_training,
+                                    .name = options.name});
+  return {out.y, out.batch_mean, out.batch_variance};
 }
 
 // tf.nn.dropout's keyword arguments (TensorFlow 1.x).

@@ -1,12 +1,17 @@
 #pragma once
 // symflow::nn: the functions that build the neural-network ops that are one node each
 // (activations and their "XxxGrad" ops, softmax, log-softmax, the cross-entropy ops,
-// L2Loss, BiasAdd), and the small elementwise ops the composite functions of nn_impl.hpp
-// are built from (Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference). The ops'
+// L2Loss, BiasAdd), the small elementwise ops the composite functions of nn_impl.hpp
+// are built from (Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference), and the fused
+// batch normalisation ops as tf.raw_ops builds them (FusedBatchNorm, V2, V3 and their
+// gradient ops; tf.compat.v1.nn.fused_batch_norm is in nn_impl.hpp). The ops'
 // descriptions are in ops/defs/nn.hpp, their CPU kernels in backend/cpu/kernels/nn.hpp.
 
+#include <array>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "symflow/ops/defs/nn.hpp"
 #include "symflow/ops/math_ops.hpp"
@@ -122,4 +127,157 @@ inline Output bias_add_grad(const Output& out_backprop, std::string_view name = 
 }
 
 }  // namespace detail
+
+// ---- FusedBatchNorm, V2, V3 and their gradient ops ----------------------------------------
+
+namespace raw_ops {
+
+// The attrs of tf.raw_ops.FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3, at the
+// ops' defaults. data_format is "NHWC" or "NCHW", and for V3 also "NDHWC" or "NCDHW"
+// (5-D x).
+struct FusedBatchNormAttrs {
+  double epsilon = 1e-4;
+  double exponential_avg_factor = 1.0;
+  std::string_view data_format = "NHWC";
+  bool is_training = true;
+  std::string_view name = {};
+};
+
+// The forward ops' outputs. In training, batch_mean and batch_variance are the batch's
+// moments (the variance Bessel-corrected), blended into the given mean and variance when
+// exponential_avg_factor != 1; reserve_space_1 and reserve_space_2 are the batch mean and
+// biased variance the gradient reads. In inference all four are the given mean and
+// variance. reserve_space_3 is V3's only (a zero scalar on the CPU; invalid for V1, V2).
+struct FusedBatchNormOutputs {
+  Output y, batch_mean, batch_variance, reserve_space_1, reserve_space_2, reserve_space_3;
+};
+
+// The attrs of tf.raw_ops.FusedBatchNormGrad, V2 and V3, at the ops' defaults.
+struct FusedBatchNormGradAttrs {
+  double epsilon = 1e-4;
+  std::string_view data_format = "NHWC";
+  bool is_training = true;
+  std::string_view name = {};
+};
+
+// The gradient ops' outputs: the gradients of x, scale and offset, and two outputs that
+// hold nothing (empty vectors): TensorFlow's reserve_space_3 and _4 (V1, V2), or _4 and
+// _5 (V3).
+struct FusedBatchNormGradOutputs {
+  Output x_backprop, scale_backprop, offset_backprop;
+  std::array<Output, 2> reserve_spaces;
+};
+
+}  // namespace raw_ops
+
+namespace detail::batch_norm {
+
+// Float attrs hold float values, as TensorFlow's.
+inline double float_attr(double v) { return static_cast<double>(static_cast<float>(v)); }
+
+// The data_format argument, checked before the node exists (TensorFlow's op_def_library
+// rejects it there, with no node in the message).
+inline void check_format_arg(const OpVersion& v, std::string_view data_format) {
+  if (!format_of(data_format, v.five_d))
+    throw ValueError(format_error(v.type, data_format, v.five_d));
+}
+
+template <int Version>
+raw_ops::FusedBatchNormOutputs build_forward(const OpDef& def, const Output& x, const Output& scale,
+                                             const Output& offset, const Output& mean,
+                                             const Output& variance,
+                                             const raw_ops::FusedBatchNormAttrs& a) {
+  const OpVersion& v = kForwardVersions[Version - 1];
+  OpBuilder b(graph_of({x, scale, offset, mean, variance}), a.name, v.type);
+  check_format_arg(v, a.data_format);
+  AttrMap attrs{{"T", x.dtype()},
+                {"epsilon", float_attr(a.epsilon)},
+                {"exponential_avg_factor", float_attr(a.exponential_avg_factor)},
+                {"data_format", std::string(a.data_format)},
+                {"is_training", a.is_training}};
+  if constexpr (Version > 1) attrs.emplace("U", scale.dtype());
+  const Operation op = b.build(def, {x, scale, offset, mean, variance}, std::move(attrs));
+  return {op.output(0), op.output(1), op.output(2),
+          op.output(3), op.output(4), Version == 3 ? op.output(5) : Output{}};
+}
+
+template <int Version>
+raw_ops::FusedBatchNormGradOutputs build_grad(const OpDef& def, std::vector<Output> inputs,
+                                              const raw_ops::FusedBatchNormGradAttrs& a) {
+  const OpVersion& v = kGradVersions[Version - 1];
+  OpBuilder b(graph_of(inputs), a.name, v.type);
+  check_format_arg(v, a.data_format);
+  AttrMap attrs{{"T", inputs[0].dtype()},
+                {"epsilon", float_attr(a.epsilon)},
+                {"data_format", std::string(a.data_format)},
+                {"is_training", a.is_training}};
+  if constexpr (Version > 1) attrs.emplace("U", inputs[3].dtype());
+  const Operation op = b.build(def, inputs, std::move(attrs));
+  return {op.output(0), op.output(1), op.output(2), {op.output(3), op.output(4)}};
+}
+
+}  // namespace detail::batch_norm
+
+namespace raw_ops {
+
+// tf.raw_ops.FusedBatchNorm(x, scale, offset, mean, variance): float32 only. mean and
+// variance are read in inference (is_training false) and when exponential_avg_factor != 1;
+// otherwise they may be empty vectors.
+inline FusedBatchNormOutputs fused_batch_norm(const Output& x, const Output& scale,
+                                              const Output& offset, const Output& mean,
+                                              const Output& variance,
+                                              const FusedBatchNormAttrs& attrs = {}) {
+  return detail::batch_norm::build_forward<1>(detail::kFusedBatchNormOp, x, scale, offset, mean,
+                                              variance, attrs);
+}
+// tf.raw_ops.FusedBatchNormV2: as FusedBatchNorm, with attr U for the vectors' dtype.
+inline FusedBatchNormOutputs fused_batch_norm_v2(const Output& x, const Output& scale,
+                                                 const Output& offset, const Output& mean,
+                                                 const Output& variance,
+                                                 const FusedBatchNormAttrs& attrs = {}) {
+  return detail::batch_norm::build_forward<2>(detail::kFusedBatchNormV2Op, x, scale, offset, mean,
+                                              variance, attrs);
+}
+// tf.raw_ops.FusedBatchNormV3: as V2, with reserve_space_3 and the 5-D data formats.
+inline FusedBatchNormOutputs fused_batch_norm_v3(const Output& x, const Output& scale,
+                                                 const Output& offset, const Output& mean,
+                                                 const Output& variance,
+                                                 const FusedBatchNormAttrs& attrs = {}) {
+  return detail::batch_norm::build_forward<3>(detail::kFusedBatchNormV3Op, x, scale, offset, mean,
+                                              variance, attrs);
+}
+
+// tf.raw_ops.FusedBatchNormGrad(y_backprop, x, scale, reserve_space_1, reserve_space_2):
+// the gradients of FusedBatchNorm's y with respect to x, scale and offset, given the
+// forward op's reserve spaces (training) or the population mean and variance (inference).
+inline FusedBatchNormGradOutputs fused_batch_norm_grad(const Output& y_backprop, const Output& x,
+                                                       const Output& scale,
+                                                       const Output& reserve_space_1,
+                                                       const Output& reserve_space_2,
+                                                       const FusedBatchNormGradAttrs& attrs = {}) {
+  return detail::batch_norm::build_grad<1>(detail::kFusedBatchNormGradOp,
+                                           {y_backprop, x, scale, reserve_space_1, reserve_space_2},
+                                           attrs);
+}
+// tf.raw_ops.FusedBatchNormGradV2: as FusedBatchNormGrad, with attr U.
+inline FusedBatchNormGradOutputs fused_batch_norm_grad_v2(
+    const Output& y_backprop, const Output& x, const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const FusedBatchNormGradAttrs& attrs = {}) {
+  return detail::batch_norm::build_grad<2>(detail::kFusedBatchNormGradV2Op,
+                                           {y_backprop, x, scale, reserve_space_1, reserve_space_2},
+                                           attrs);
+}
+// tf.raw_ops.FusedBatchNormGradV3: as V2, with FusedBatchNormV3's reserve_space_3 (not read
+// on the CPU) and the 5-D data formats.
+inline FusedBatchNormGradOutputs fused_batch_norm_grad_v3(
+    const Output& y_backprop, const Output& x, const Output& scale, const Output& reserve_space_1,
+    const Output& reserve_space_2, const Output& reserve_space_3,
+    const FusedBatchNormGradAttrs& attrs = {}) {
+  return detail::batch_norm::build_grad<3>(
+      detail::kFusedBatchNormGradV3Op,
+      {y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3}, attrs);
+}
+
+}  // namespace raw_ops
+
 }  // namespace symflow

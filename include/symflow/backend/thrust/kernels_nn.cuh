@@ -1,20 +1,24 @@
 #pragma once
 // Thrust kernels: the softmax family (Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits,
-// SparseSoftmaxCrossEntropyWithLogits), BiasAdd and BiasAddGrad.
+// SparseSoftmaxCrossEntropyWithLogits), BiasAdd and BiasAddGrad, and the FusedBatchNorm
+// ops (FusedBatchNorm, V2, V3 and their gradient ops).
 //
 // One device thread per row for the row-wise ops, each row computed by the functions the
 // CPU kernels of backend/cpu/kernels/nn.hpp call (ops/defs/nn.hpp: row_max, softmax_row,
 // softmax_xent_row, ...): on the host systems the results are the CPU's bits; on CUDA
 // exp and log may differ from the host's libm by an ulp or two. BiasAdd is exact;
 // BiasAddGrad is the device reduction of kernels_reduce.cuh, in the CPU's order (the
-// CPU's bits).
-// The only data format is NHWC, as on the CPU (the shape functions reject others).
+// CPU's bits). The FusedBatchNorm ops run the CPU's two passes (backend/cpu/batch_norm.hpp):
+// one device thread per channel for its sums, then one per element (the CPU's bits on
+// the host systems).
+// BiasAdd's only data format is NHWC, as on the CPU (the shape functions reject others).
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "symflow/backend/cpu/batch_norm.hpp"
 #include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/cpu/kernels/nn.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
@@ -192,6 +196,59 @@ inline void bias_add_grad_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- FusedBatchNorm, V2, V3 and their gradient ops ----------------------------------------
+template <int Version>
+void fused_batch_norm_kernel(KernelContext& ctx) {
+  namespace bn = symflow::detail::batch_norm;
+  const cpu::batch_norm::ForwardAttrs attrs = bn::forward_attrs(ctx);
+  const cpu::batch_norm::Layout layout = bn::check_forward(ctx, Version == 3, attrs);
+  bn::require_float32_input(ctx);
+  const Value& x = ctx.input(0);
+  const std::int64_t channels = layout.channels;
+  Value& y = output(ctx, 0, DType::float32, x.dims());
+  for (std::size_t i = 1; i < 5; ++i) output(ctx, i, DType::float32, {channels});
+  if constexpr (Version == 3) ctx.allocate_output(5, DType::float32, {});
+  Value coefficients =
+      empty_device_value(DType::float64, {channels * cpu::batch_norm::kForwardCoefficients});
+  reduce_kernels::launch(
+      channels,
+      cpu::batch_norm::ForwardChannel<float>{
+          in_raw<float>(ctx, 0), in_raw<float>(ctx, 1), in_raw<float>(ctx, 2),
+          in_raw<float>(ctx, 3), in_raw<float>(ctx, 4), ctx.output(1).device_data<float>(),
+          ctx.output(2).device_data<float>(), ctx.output(3).device_data<float>(),
+          ctx.output(4).device_data<float>(), coefficients.device_data<double>(), layout, attrs});
+  reduce_kernels::launch(x.size(), cpu::batch_norm::ForwardElement<float>{
+                                       in_raw<float>(ctx, 0), coefficients.device_data<double>(),
+                                       y.device_data<float>(), layout});
+}
+
+template <int Version>
+void fused_batch_norm_grad_kernel(KernelContext& ctx) {
+  namespace bn = symflow::detail::batch_norm;
+  const cpu::batch_norm::Layout layout = bn::check_grad(ctx, Version == 3);
+  bn::require_float32_input(ctx);
+  const double epsilon = ctx.attr<double>("epsilon");
+  const bool is_training = ctx.attr<bool>("is_training");
+  const std::int64_t channels = layout.channels;
+  Value& dx = output(ctx, 0, DType::float32, ctx.input(1).dims());
+  output(ctx, 1, DType::float32, {channels});
+  output(ctx, 2, DType::float32, {channels});
+  ctx.allocate_output(3, DType::float32, {0});
+  ctx.allocate_output(4, DType::float32, {0});
+  Value coefficients =
+      empty_device_value(DType::float64, {channels * cpu::batch_norm::kBackwardCoefficients});
+  reduce_kernels::launch(channels,
+                         cpu::batch_norm::BackwardChannel<float>{
+                             in_raw<float>(ctx, 0), in_raw<float>(ctx, 1), in_raw<float>(ctx, 2),
+                             in_raw<float>(ctx, 3), in_raw<float>(ctx, 4),
+                             ctx.output(1).device_data<float>(), ctx.output(2).device_data<float>(),
+                             coefficients.device_data<double>(), layout, epsilon, is_training});
+  reduce_kernels::launch(ctx.input(1).size(), cpu::batch_norm::BackwardElement<float>{
+                                                  in_raw<float>(ctx, 0), in_raw<float>(ctx, 1),
+                                                  coefficients.device_data<double>(),
+                                                  dx.device_data<float>(), layout, is_training});
+}
+
 }  // namespace nn_kernels
 
 inline constexpr auto kNnKernels = std::to_array<KernelEntry>({
@@ -202,6 +259,12 @@ inline constexpr auto kNnKernels = std::to_array<KernelEntry>({
      nn_kernels::sparse_softmax_xent_kernel},
     {&symflow::detail::kBiasAddOp, nn_kernels::bias_add_kernel},
     {&symflow::detail::kBiasAddGradOp, nn_kernels::bias_add_grad_kernel},
+    {&symflow::detail::kFusedBatchNormOp, nn_kernels::fused_batch_norm_kernel<1>},
+    {&symflow::detail::kFusedBatchNormV2Op, nn_kernels::fused_batch_norm_kernel<2>},
+    {&symflow::detail::kFusedBatchNormV3Op, nn_kernels::fused_batch_norm_kernel<3>},
+    {&symflow::detail::kFusedBatchNormGradOp, nn_kernels::fused_batch_norm_grad_kernel<1>},
+    {&symflow::detail::kFusedBatchNormGradV2Op, nn_kernels::fused_batch_norm_grad_kernel<2>},
+    {&symflow::detail::kFusedBatchNormGradV3Op, nn_kernels::fused_batch_norm_grad_kernel<3>},
 });
 
 }  // namespace symflow::thrust_backend

@@ -2,7 +2,8 @@
 // The neural-network ops' descriptions (symflow::nn: the ops that are one node each,
 // activations and their "XxxGrad" ops, softmax, log-softmax, the cross-entropy ops,
 // L2Loss, BiasAdd, and the small elementwise ops the composite functions of nn_impl.hpp
-// are built from: Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference): their functors
+// are built from: Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference), and the fused
+// batch normalisation ops (FusedBatchNorm, V2, V3 and their gradient ops): their functors
 // and dtype predicates, shape functions and OpDefs. No kernel and no graph: the CPU
 // kernels are in backend/cpu/kernels/nn.hpp, the graph-building functions in
 // ops/nn_ops.hpp.
@@ -10,11 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "symflow/core/attr_value.hpp"
 #include "symflow/core/dtype.hpp"
 #include "symflow/core/errors.hpp"
 #include "symflow/core/host_device.hpp"
@@ -460,6 +463,191 @@ inline std::vector<TensorSpec> infer_bias_add_grad(const InferContext& c) {
 SYMFLOW_OP_DEF(kBiasAddOp, OpDef{.type = "BiasAdd", .num_inputs = 2, .infer = infer_bias_add});
 SYMFLOW_OP_DEF(kBiasAddGradOp,
                OpDef{.type = "BiasAddGrad", .num_inputs = 1, .infer = infer_bias_add_grad});
+
+// ---- FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and their gradient ops ------------
+// x is normalised per channel: the channel axis is the last (NHWC, and NDHWC for the V3
+// ops) or axis 1 (NCHW, NCDHW). Of TensorFlow's T (half, bfloat16, float) and U (float;
+// V3 also bfloat16) symflow has float32 only; the messages list TensorFlow's sets.
+
+namespace batch_norm {
+
+// Where a data format puts the channels, and the rank it needs.
+struct Format {
+  int rank = 4;               // 4: NHWC, NCHW; 5: NDHWC, NCDHW
+  bool channels_last = true;  // NHWC, NDHWC
+  int channel_axis() const { return channels_last ? rank - 1 : 1; }
+};
+
+// The format `data_format` names; nullopt when the op does not take it (`five_d`: the V3
+// ops, which also take NDHWC and NCDHW).
+inline std::optional<Format> format_of(std::string_view data_format, bool five_d) {
+  if (data_format == "NHWC") return Format{4, true};
+  if (data_format == "NCHW") return Format{4, false};
+  if (five_d && data_format == "NDHWC") return Format{5, true};
+  if (five_d && data_format == "NCDHW") return Format{5, false};
+  return std::nullopt;
+}
+
+// TensorFlow's op_def_library message for a data_format outside the op's list.
+inline std::string format_error(std::string_view op, std::string_view data_format, bool five_d) {
+  return "Attr 'data_format' of '" + std::string(op) + "' Op passed string '" +
+         std::string(data_format) + "' not in: \"NHWC\", \"NCHW\"" +
+         (five_d ? ", \"NDHWC\", \"NCDHW\"" : "") + ".";
+}
+
+// What differs between the versions of one family of ops.
+struct OpVersion {
+  std::string_view type;       // "FusedBatchNormV2"
+  std::string_view t_allowed;  // TensorFlow's allowed T, for the messages
+  std::string_view u_allowed;  // TensorFlow's allowed U; empty: every input is T (V1)
+  bool five_d = false;         // takes NDHWC and NCDHW (V3)
+};
+
+inline constexpr OpVersion kForwardVersions[] = {
+    {"FusedBatchNorm", "float32", "", false},
+    {"FusedBatchNormV2", "float16, bfloat16, float32", "float32", false},
+    {"FusedBatchNormV3", "float16, bfloat16, float32", "bfloat16, float32", true},
+};
+inline constexpr OpVersion kGradVersions[] = {
+    {"FusedBatchNormGrad", "float32", "", false},
+    {"FusedBatchNormGradV2", "float16, bfloat16, float32", "float32", false},
+    {"FusedBatchNormGradV3", "float16, bfloat16, float32", "float32", true},
+};
+
+// TensorFlow's op_def_library checks an op's inputs in order: the first input of a type
+// attr sets it and must have an allowed dtype (float32, the only one symflow has), each
+// later one must have the dtype it set, and a fixed-type input its own type.
+inline void require_float32(const InferContext& c, std::size_t i, std::string_view param,
+                            std::string_view allowed) {
+  if (c.dtype(i) != DType::float32)
+    throw TypeError("Value passed to parameter '" + std::string(param) + "' has DataType " +
+                    std::string(dtype_name(c.dtype(i))) +
+                    " not in list of allowed values: " + std::string(allowed));
+}
+inline void require_dtype_of(const InferContext& c, std::string_view op, std::size_t i,
+                             std::string_view param, std::size_t first,
+                             std::string_view first_param) {
+  if (c.dtype(i) != c.dtype(first))
+    throw TypeError("Input '" + std::string(param) + "' of '" + std::string(op) + "' Op has type " +
+                    std::string(dtype_name(c.dtype(i))) + " that does not match type " +
+                    std::string(dtype_name(c.dtype(first))) + " of argument '" +
+                    std::string(first_param) + "'.");
+}
+inline void require_fixed_float32(const InferContext& c, std::string_view op, std::size_t i,
+                                  std::string_view param) {
+  if (c.dtype(i) != DType::float32)
+    throw TypeError("Input '" + std::string(param) + "' of '" + std::string(op) + "' Op has type " +
+                    std::string(dtype_name(c.dtype(i))) +
+                    " that does not match expected type of float32.");
+}
+
+inline Format format_attr(const InferContext& c, const OpVersion& v) {
+  const auto& name = c.attr<std::string>("data_format");
+  const std::optional<Format> f = format_of(name, v.five_d);
+  if (!f) throw ValueError(format_error(v.type, name, v.five_d));
+  return *f;
+}
+
+// A rank-`f.rank` shape with its channel dim `channels`: `s` (checked to have that rank)
+// or, when its rank is unknown, unknown dims around the channels.
+inline Shape with_channels(const Shape& s, const Format& f, std::int64_t channels) {
+  Dims d = s.has_rank() ? s.dims() : Dims(static_cast<std::size_t>(f.rank), unknown_dim);
+  d[static_cast<std::size_t>(f.channel_axis())] = channels;
+  return Shape(d);
+}
+
+// Merges the length of the vector input `i` (checked rank 1) into `channels`.
+inline std::int64_t merge_channels(const InferContext& c, std::size_t i, std::int64_t channels) {
+  require_rank(c.shape(i), 1);
+  return c.shape(i).has_rank() ? merge_dim(channels, c.shape(i).dim(0)) : channels;
+}
+
+inline std::int64_t channel_dim(const Shape& s, const Format& f) {
+  return s.has_rank() ? s.dim(f.channel_axis()) : unknown_dim;
+}
+
+// (x, scale, offset, mean, variance) -> (y, batch_mean, batch_variance, reserve_space_1,
+// reserve_space_2[, reserve_space_3]), TensorFlow's FusedBatchNormShape: mean and variance
+// count only where they are read, in inference or with exponential_avg_factor != 1.
+template <int Version>
+std::vector<TensorSpec> infer_forward(const InferContext& c) {
+  const OpVersion& v = kForwardVersions[Version - 1];
+  require_float32(c, 0, "x", v.t_allowed);
+  if (v.u_allowed.empty()) {
+    constexpr std::string_view kParams[] = {"x", "scale", "offset", "mean", "variance"};
+    for (std::size_t i = 1; i < 5; ++i) require_dtype_of(c, v.type, i, kParams[i], 0, "x");
+  } else {
+    require_float32(c, 1, "scale", v.u_allowed);
+    require_dtype_of(c, v.type, 2, "offset", 1, "scale");
+    require_dtype_of(c, v.type, 3, "mean", 1, "scale");
+    require_dtype_of(c, v.type, 4, "variance", 1, "scale");
+  }
+  const Format f = format_attr(c, v);
+  require_rank(c.shape(0), f.rank);
+  const bool reads_running_stats =
+      !c.attr<bool>("is_training") || c.attr<double>("exponential_avg_factor") != 1.0;
+  std::int64_t channels = channel_dim(c.shape(0), f);
+  for (std::size_t i = 1; i < (reads_running_stats ? 5u : 3u); ++i)
+    channels = merge_channels(c, i, channels);
+  const TensorSpec vector{c.dtype(1), Shape{channels}};
+  std::vector<TensorSpec> out{
+      {c.dtype(0), with_channels(c.shape(0), f, channels)}, vector, vector, vector, vector};
+  if constexpr (Version == 3) out.push_back({c.dtype(1), Shape::unknown()});
+  return out;
+}
+
+// (y_backprop, x, scale, reserve_space_1, reserve_space_2[, reserve_space_3]) ->
+// (x_backprop, scale_backprop, offset_backprop, and two empty vectors), TensorFlow's
+// FusedBatchNormGradShape.
+template <int Version>
+std::vector<TensorSpec> infer_grad(const InferContext& c) {
+  const OpVersion& v = kGradVersions[Version - 1];
+  require_float32(c, 0, "y_backprop", v.t_allowed);
+  require_dtype_of(c, v.type, 1, "x", 0, "y_backprop");
+  if (v.u_allowed.empty()) {
+    require_dtype_of(c, v.type, 2, "scale", 0, "y_backprop");
+    require_dtype_of(c, v.type, 3, "reserve_space_1", 0, "y_backprop");
+    require_dtype_of(c, v.type, 4, "reserve_space_2", 0, "y_backprop");
+  } else {
+    require_fixed_float32(c, v.type, 2, "scale");
+    require_float32(c, 3, "reserve_space_1", v.u_allowed);
+    require_dtype_of(c, v.type, 4, "reserve_space_2", 3, "reserve_space_1");
+    if constexpr (Version == 3)
+      require_dtype_of(c, v.type, 5, "reserve_space_3", 3, "reserve_space_1");
+  }
+  const Format f = format_attr(c, v);
+  require_rank(c.shape(0), f.rank);
+  require_rank(c.shape(1), f.rank);
+  std::int64_t channels = merge_dim(channel_dim(c.shape(0), f), channel_dim(c.shape(1), f));
+  for (std::size_t i = 2; i < 5; ++i) channels = merge_channels(c, i, channels);
+  const DType u = c.dtype(3);
+  return {{c.dtype(0), with_channels(c.shape(0), f, channels)},
+          {u, Shape{channels}},
+          {u, Shape{channels}},
+          {u, Shape{0}},
+          {u, Shape{0}}};
+}
+
+}  // namespace batch_norm
+
+SYMFLOW_OP_DEF(kFusedBatchNormOp, OpDef{.type = "FusedBatchNorm",
+                                        .num_inputs = 5,
+                                        .infer = batch_norm::infer_forward<1>});
+SYMFLOW_OP_DEF(kFusedBatchNormV2Op, OpDef{.type = "FusedBatchNormV2",
+                                          .num_inputs = 5,
+                                          .infer = batch_norm::infer_forward<2>});
+SYMFLOW_OP_DEF(kFusedBatchNormV3Op, OpDef{.type = "FusedBatchNormV3",
+                                          .num_inputs = 5,
+                                          .infer = batch_norm::infer_forward<3>});
+SYMFLOW_OP_DEF(kFusedBatchNormGradOp, OpDef{.type = "FusedBatchNormGrad",
+                                            .num_inputs = 5,
+                                            .infer = batch_norm::infer_grad<1>});
+SYMFLOW_OP_DEF(kFusedBatchNormGradV2Op, OpDef{.type = "FusedBatchNormGradV2",
+                                              .num_inputs = 5,
+                                              .infer = batch_norm::infer_grad<2>});
+SYMFLOW_OP_DEF(kFusedBatchNormGradV3Op, OpDef{.type = "FusedBatchNormGradV3",
+                                              .num_inputs = 6,
+                                              .infer = batch_norm::infer_grad<3>});
 
 }  // namespace detail
 }  // namespace symflow

@@ -1,19 +1,22 @@
 #pragma once
 // The neural-network ops' CPU kernels (ops/defs/nn.hpp describes the ops): tight loops
 // over contiguous buffers, float32 and float64 (and the integer types where TensorFlow
-// registers them: Relu, Relu6, BiasAdd, SquaredDifference); the run-time shape checks
-// the GPU kernels share; and kNnCpuKernels, the table that maps each nn OpDef to its
-// kernel.
+// registers them: Relu, Relu6, BiasAdd, SquaredDifference; the FusedBatchNorm ops are
+// float32 only, as TensorFlow's); the run-time shape checks the GPU kernels share; and
+// kNnCpuKernels, the table that maps each nn OpDef to its kernel.
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "symflow/backend/cpu/batch_norm.hpp"
 #include "symflow/backend/cpu/elementwise.hpp"
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/cpu/kernels/math.hpp"
@@ -309,6 +312,177 @@ inline void bias_add_grad_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- FusedBatchNorm, V2, V3 and their gradient ops ---------------------------------------
+// The run-time checks, in the order and words of TensorFlow's kernels (the CPU and GPU
+// kernels share them); the arithmetic is backend/cpu/batch_norm.hpp's.
+namespace batch_norm {
+
+inline Format kernel_format(const KernelContext& ctx, bool five_d) {
+  const auto& name = ctx.attr<std::string>("data_format");
+  const std::optional<Format> f = format_of(name, five_d);
+  if (!f) ctx.fail("Invalid data format: " + name);
+  return *f;
+}
+
+inline void require_kernel_rank(const KernelContext& ctx, const Value& v, int rank,
+                                std::string_view what) {
+  if (v.rank() != rank)
+    ctx.fail(std::string(what) + " must be " + std::to_string(rank) + "-dimensional" +
+             dims_to_string(v.dims()));
+}
+
+inline void require_channel_count(const KernelContext& ctx, const Value& v, std::string_view what,
+                                  std::int64_t channels, std::string_view when = {}) {
+  if (v.size() != channels)
+    ctx.fail(std::string(when) + std::string(what) +
+             " must have the same number of elements as the channels of x, got " +
+             std::to_string(v.size()) + " and " + std::to_string(channels));
+}
+
+inline cpu::batch_norm::ForwardAttrs forward_attrs(const KernelContext& ctx) {
+  return {.epsilon = ctx.attr<double>("epsilon"),
+          .exponential_avg_factor = ctx.attr<double>("exponential_avg_factor"),
+          .is_training = ctx.attr<bool>("is_training")};
+}
+
+// FusedBatchNorm's inputs (x, scale, offset, mean, variance); returns x's layout. Mean
+// and variance need one value per channel only where they are read.
+inline cpu::batch_norm::Layout check_forward(const KernelContext& ctx, bool five_d,
+                                             const cpu::batch_norm::ForwardAttrs& attrs) {
+  const Format f = kernel_format(ctx, five_d);
+  const Value& x = ctx.input(0);
+  require_kernel_rank(ctx, x, f.rank, "input");
+  require_kernel_rank(ctx, ctx.input(1), 1, "scale");
+  require_kernel_rank(ctx, ctx.input(2), 1, "offset");
+  require_kernel_rank(ctx, ctx.input(3), 1, "estimated_mean");
+  require_kernel_rank(ctx, ctx.input(4), 1, "estimated_variance");
+  const std::int64_t channels = x.dims()[static_cast<std::size_t>(f.channel_axis())];
+  require_channel_count(ctx, ctx.input(1), "scale", channels);
+  require_channel_count(ctx, ctx.input(2), "offset", channels);
+  if (!attrs.is_training || attrs.exponential_avg_factor != 1.0) {
+    const std::string_view when =
+        attrs.is_training ? "When exponential_avg_factor != 1, " : "When is_training=false, ";
+    require_channel_count(ctx, ctx.input(3), "mean", channels, when);
+    require_channel_count(ctx, ctx.input(4), "variance", channels, when);
+  }
+  return cpu::batch_norm::layout_of(x.dims(), f.channels_last);
+}
+
+// FusedBatchNormGrad's inputs (y_backprop, x, scale, reserve_space_1, reserve_space_2;
+// V3's reserve_space_3 is not read); returns x's layout.
+inline cpu::batch_norm::Layout check_grad(const KernelContext& ctx, bool five_d) {
+  const Format f = kernel_format(ctx, five_d);
+  const Value& dy = ctx.input(0);
+  const Value& x = ctx.input(1);
+  require_kernel_rank(ctx, dy, f.rank, "input");
+  require_kernel_rank(ctx, x, f.rank, "input");
+  require_kernel_rank(ctx, ctx.input(2), 1, "scale");
+  require_kernel_rank(ctx, ctx.input(3), 1, "saved mean");
+  require_kernel_rank(ctx, ctx.input(4), 1, "saved variance");
+  if (x.dims() != dy.dims())
+    ctx.fail("x and y_backprop must have same shape, but x has shape " + dims_to_string(x.dims()) +
+             " and y_backprop has shape " + dims_to_string(dy.dims()));
+  const std::int64_t channels = x.dims()[static_cast<std::size_t>(f.channel_axis())];
+  require_channel_count(ctx, ctx.input(2), "scale", channels);
+  require_channel_count(ctx, ctx.input(3), "reserve_space_1", channels);
+  require_channel_count(ctx, ctx.input(4), "reserve_space_2", channels);
+  return cpu::batch_norm::layout_of(x.dims(), f.channels_last);
+}
+
+// The shape functions admit float32 only; a node imported with another dtype fails here.
+inline void require_float32_input(KernelContext& ctx) {
+  if (ctx.input(0).dtype() != DType::float32) unsupported_dtype(ctx, ctx.input(0).dtype());
+}
+
+// Elements per intra-op chunk of the per-element pass, and channels per chunk of the
+// per-channel pass (a channel's sums take `per_channel` steps).
+inline constexpr std::int64_t kElementChunk = 8192;
+inline std::int64_t channels_per_chunk(std::int64_t per_channel) {
+  return std::max<std::int64_t>(1, kElementChunk / std::max<std::int64_t>(1, per_channel));
+}
+
+// FusedBatchNorm (Version 1), V2 and V3: y, batch_mean, batch_variance, reserve_space_1,
+// reserve_space_2, and V3's reserve_space_3, a zero scalar as TensorFlow's CPU kernel
+// gives it.
+template <int Version>
+void forward_kernel(KernelContext& ctx) {
+  const cpu::batch_norm::ForwardAttrs attrs = forward_attrs(ctx);
+  const cpu::batch_norm::Layout layout = check_forward(ctx, Version == 3, attrs);
+  require_float32_input(ctx);
+  const Value& x = ctx.input(0);
+  const std::int64_t channels = layout.channels;
+  Value& y = ctx.allocate_output_for_overwrite(0, DType::float32, x.dims());
+  for (std::size_t i = 1; i < 5; ++i)
+    ctx.allocate_output_for_overwrite(i, DType::float32, {channels});
+  if constexpr (Version == 3) ctx.allocate_output(5, DType::float32, {});
+  std::vector<double> coefficients(
+      static_cast<std::size_t>(channels * cpu::batch_norm::kForwardCoefficients));
+  const cpu::batch_norm::ForwardChannel<float> channel{x.data<float>(),
+                                                       ctx.input(1).data<float>(),
+                                                       ctx.input(2).data<float>(),
+                                                       ctx.input(3).data<float>(),
+                                                       ctx.input(4).data<float>(),
+                                                       ctx.output(1).data<float>(),
+                                                       ctx.output(2).data<float>(),
+                                                       ctx.output(3).data<float>(),
+                                                       ctx.output(4).data<float>(),
+                                                       coefficients.data(),
+                                                       layout,
+                                                       attrs};
+  ctx.parallel_for(channels, channels_per_chunk(layout.per_channel()),
+                   [&](std::int64_t c0, std::int64_t c1) {
+                     for (std::int64_t c = c0; c < c1; ++c) channel(c);
+                   });
+  const cpu::batch_norm::ForwardElement<float> element{x.data<float>(), coefficients.data(),
+                                                       y.data<float>(), layout};
+  ctx.parallel_for(x.size(), kElementChunk, [&](std::int64_t e0, std::int64_t e1) {
+    for (std::int64_t e = e0; e < e1; ++e) element(e);
+  });
+}
+
+// FusedBatchNormGrad (Version 1), V2 and V3: x_backprop, scale_backprop, offset_backprop,
+// and two empty vectors, as TensorFlow's CPU kernel gives them.
+template <int Version>
+void grad_kernel(KernelContext& ctx) {
+  const cpu::batch_norm::Layout layout = check_grad(ctx, Version == 3);
+  require_float32_input(ctx);
+  const Value& dy = ctx.input(0);
+  const Value& x = ctx.input(1);
+  const double epsilon = ctx.attr<double>("epsilon");
+  const bool is_training = ctx.attr<bool>("is_training");
+  const std::int64_t channels = layout.channels;
+  Value& dx = ctx.allocate_output_for_overwrite(0, DType::float32, x.dims());
+  ctx.allocate_output_for_overwrite(1, DType::float32, {channels});
+  ctx.allocate_output_for_overwrite(2, DType::float32, {channels});
+  ctx.allocate_output(3, DType::float32, {0});
+  ctx.allocate_output(4, DType::float32, {0});
+  std::vector<double> coefficients(
+      static_cast<std::size_t>(channels * cpu::batch_norm::kBackwardCoefficients));
+  const cpu::batch_norm::BackwardChannel<float> channel{dy.data<float>(),
+                                                        x.data<float>(),
+                                                        ctx.input(2).data<float>(),
+                                                        ctx.input(3).data<float>(),
+                                                        ctx.input(4).data<float>(),
+                                                        ctx.output(1).data<float>(),
+                                                        ctx.output(2).data<float>(),
+                                                        coefficients.data(),
+                                                        layout,
+                                                        epsilon,
+                                                        is_training};
+  ctx.parallel_for(channels, channels_per_chunk(layout.per_channel()),
+                   [&](std::int64_t c0, std::int64_t c1) {
+                     for (std::int64_t c = c0; c < c1; ++c) channel(c);
+                   });
+  const cpu::batch_norm::BackwardElement<float> element{
+      dy.data<float>(), x.data<float>(), coefficients.data(),
+      dx.data<float>(), layout,          is_training};
+  ctx.parallel_for(x.size(), kElementChunk, [&](std::int64_t e0, std::int64_t e1) {
+    for (std::int64_t e = e0; e < e1; ++e) element(e);
+  });
+}
+
+}  // namespace batch_norm
+
 inline constexpr auto kNnCpuKernels = std::to_array<CpuKernel>({
     {&kReluOp, nn_unary_kernel<ReluFn>, elementwise_of<ReluFn, 1>()},
     {&kRelu6Op, nn_unary_kernel<Relu6Fn>, elementwise_of<Relu6Fn, 1>()},
@@ -338,6 +512,12 @@ inline constexpr auto kNnCpuKernels = std::to_array<CpuKernel>({
     {&kL2LossOp, l2_loss_kernel},
     {&kBiasAddOp, bias_add_kernel},
     {&kBiasAddGradOp, bias_add_grad_kernel},
+    {&kFusedBatchNormOp, batch_norm::forward_kernel<1>},
+    {&kFusedBatchNormV2Op, batch_norm::forward_kernel<2>},
+    {&kFusedBatchNormV3Op, batch_norm::forward_kernel<3>},
+    {&kFusedBatchNormGradOp, batch_norm::grad_kernel<1>},
+    {&kFusedBatchNormGradV2Op, batch_norm::grad_kernel<2>},
+    {&kFusedBatchNormGradV3Op, batch_norm::grad_kernel<3>},
 });
 
 }  // namespace symflow::detail
