@@ -1,9 +1,12 @@
 #pragma once
-// symflow::nn::conv2d, max_pool, avg_pool (TF1's Conv2D, MaxPool, AvgPool) and the ops
-// their gradients are made of (Conv2DBackpropInput, Conv2DBackpropFilter, MaxPoolGrad,
-// AvgPoolGrad): the functions that build them. NHWC only, as TensorFlow's CPU kernels.
+// symflow::nn::conv2d, depthwise_conv2d(_native), max_pool, avg_pool (TF1's Conv2D,
+// DepthwiseConv2dNative, MaxPool, AvgPool) and the ops their gradients are made of
+// (Conv2DBackpropInput, Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput,
+// DepthwiseConv2dNativeBackpropFilter, MaxPoolGrad, AvgPoolGrad): the functions that build
+// them. NHWC only, as TensorFlow's CPU kernels.
 // The ops' descriptions are in ops/defs/conv.hpp, their CPU kernels in
-// backend/cpu/kernels/conv.hpp (the numbers are computed by backend/cpu/conv.hpp).
+// backend/cpu/kernels/conv.hpp (the numbers are computed by backend/cpu/conv.hpp and
+// depthwise_conv.hpp).
 //
 // The attrs are TensorFlow 1.x's before 1.14 (no explicit_paddings), like the rest of
 // symflow's GraphDefs; padding is "SAME" or "VALID".
@@ -15,6 +18,7 @@
 
 #include "symflow/ops/defs/conv.hpp"
 #include "symflow/ops/op_builder.hpp"
+#include "symflow/ops/shape_ops.hpp"
 
 namespace symflow {
 
@@ -57,6 +61,25 @@ inline AttrMap pool_attr_map(DType t, const std::vector<std::int64_t>& ksize,
           {"ksize", IntList{ksize}},
           {"padding", std::string(padding)},
           {"strides", IntList{strides}}};
+}
+
+// DepthwiseConv2dNative and its backprops: TF 1.x's attrs (no use_cudnn_on_gpu).
+inline AttrMap depthwise_attr_map(DType t, const std::vector<std::int64_t>& strides,
+                                  std::string_view padding,
+                                  const std::vector<std::int64_t>& dilations,
+                                  std::string_view data_format) {
+  return {{"T", t},
+          {"data_format", std::string(data_format)},
+          {"dilations", IntList{dilations}},
+          {"padding", std::string(padding)},
+          {"strides", IntList{strides}}};
+}
+
+// numpy's text of an int vector, as TensorFlow's Python messages print one: "[0 1]".
+inline std::string numpy_text(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + std::to_string(v[i]);
+  return s + "]";
 }
 
 // The padding argument, checked before the node exists (TensorFlow's op_def_library
@@ -140,6 +163,124 @@ inline Output conv2d_backprop_filter(const Output& input, const Output& filter_s
   return b
       .build(detail::conv::kConv2DBackpropFilterOp, {input, filter_sizes, out_backprop},
              detail::conv::conv_attr_map(input.dtype(), s, padding, d))
+      .output(0);
+}
+
+// tf.compat.v1.nn.depthwise_conv2d_native's keyword arguments beyond strides and padding.
+struct DepthwiseConv2dNativeOptions {
+  std::vector<std::int64_t> dilations = {1, 1, 1, 1};  // 4 values; the kernels take only 1s
+  std::string_view data_format = "NHWC";               // the only one symflow has
+  std::string_view name = {};
+};
+
+// tf.compat.v1.nn.depthwise_conv2d_native(input, filter, strides, padding): input
+// [batch, rows, cols, in_depth], filter [filter_rows, filter_cols, in_depth, multiplier];
+// the output has in_depth * multiplier channels, channel c * multiplier + m being input
+// channel c convolved with filter[:, :, c, m]. strides has 4 values (NHWC), the row and
+// column strides equal as TensorFlow's kernels require; padding "SAME" or "VALID".
+inline Output depthwise_conv2d_native(const Output& input, const Output& filter,
+                                      const std::vector<std::int64_t>& strides,
+                                      std::string_view padding,
+                                      const DepthwiseConv2dNativeOptions& options = {}) {
+  detail::OpBuilder b(graph_of({input, filter}), options.name, "DepthwiseConv2dNative");
+  detail::conv::check_padding_arg("DepthwiseConv2dNative", padding);
+  return b
+      .build(detail::conv::kDepthwiseConv2dNativeOp, {input, filter},
+             detail::conv::depthwise_attr_map(input.dtype(), strides, padding, options.dilations,
+                                              options.data_format))
+      .output(0);
+}
+template <Element T>
+Tensor<T> depthwise_conv2d_native(const Tensor<T>& input, const Tensor<T>& filter,
+                                  const std::vector<std::int64_t>& strides,
+                                  std::string_view padding,
+                                  const DepthwiseConv2dNativeOptions& options = {}) {
+  return Tensor<T>(
+      depthwise_conv2d_native(Output(input), Output(filter), strides, padding, options));
+}
+
+// tf.compat.v1.nn.depthwise_conv2d's keyword arguments beyond strides and padding.
+struct DepthwiseConv2dOptions {
+  std::vector<std::int64_t> rate = {1, 1};  // the dilation rate (rows, cols); only 1s here
+  std::string_view data_format = "NHWC";
+  std::string_view name = {};
+};
+
+// tf.compat.v1.nn.depthwise_conv2d(input, filter, strides, padding): the graph TensorFlow
+// builds for rate 1: in a name scope "depthwise" (or options.name), the filter's shape
+// ("Shape", a Const when it is fully known) and the rate ("dilation_rate") as TensorFlow's
+// with_space_to_batch reads them, and one DepthwiseConv2dNative named after the scope.
+// A rate above 1 is an UnimplementedError: TensorFlow wraps the op in SpaceToBatchND and
+// BatchToSpaceND then, which symflow does not have.
+inline Output depthwise_conv2d(const Output& input, const Output& filter,
+                               const std::vector<std::int64_t>& strides, std::string_view padding,
+                               const DepthwiseConv2dOptions& options = {}) {
+  detail::OpBuilder b(graph_of({input, filter}), options.name, "depthwise");
+  const Shape filter_shape = filter.get_shape();
+  if (filter_shape.is_fully_defined())
+    b.constant_arg(detail::int32_vector(filter_shape.dims()), "Shape");
+  else
+    symflow::shape(filter);
+  b.constant_arg(detail::int32_vector(options.rate), "dilation_rate");
+  bool dilated = false;
+  for (std::int64_t r : options.rate) {
+    if (r < 1)
+      throw ValueError("`dilation_rate` must be positive. Received: dilation_rate=" +
+                       detail::conv::numpy_text(options.rate));
+    dilated = dilated || r != 1;
+  }
+  if (dilated)
+    throw UnimplementedError(
+        "depthwise_conv2d with rate " + detail::conv::numpy_text(options.rate) +
+        ": TensorFlow builds it with SpaceToBatchND and BatchToSpaceND, which symflow does not "
+        "have; symflow builds rate 1 only");
+  detail::conv::check_padding_arg("DepthwiseConv2dNative", padding);
+  return b
+      .build(detail::conv::kDepthwiseConv2dNativeOp, {input, filter},
+             detail::conv::depthwise_attr_map(input.dtype(), strides, padding, {1, 1, 1, 1},
+                                              options.data_format))
+      .output(0);
+}
+template <Element T>
+Tensor<T> depthwise_conv2d(const Tensor<T>& input, const Tensor<T>& filter,
+                           const std::vector<std::int64_t>& strides, std::string_view padding,
+                           const DepthwiseConv2dOptions& options = {}) {
+  return Tensor<T>(depthwise_conv2d(Output(input), Output(filter), strides, padding, options));
+}
+
+// tf.compat.v1.nn.depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop,
+// strides, padding): the gradient of depthwise_conv2d_native with respect to its input, of
+// shape input_sizes (int32 [4]).
+inline Output depthwise_conv2d_native_backprop_input(
+    const Output& input_sizes, const Output& filter, const Output& out_backprop,
+    const std::vector<std::int64_t>& strides, std::string_view padding,
+    const DepthwiseConv2dNativeOptions& options = {}) {
+  detail::OpBuilder b(graph_of({input_sizes, filter, out_backprop}), options.name,
+                      "DepthwiseConv2dNativeBackpropInput");
+  detail::conv::check_padding_arg("DepthwiseConv2dNativeBackpropInput", padding);
+  return b
+      .build(detail::conv::kDepthwiseConv2dNativeBackpropInputOp,
+             {input_sizes, filter, out_backprop},
+             detail::conv::depthwise_attr_map(filter.dtype(), strides, padding, options.dilations,
+                                              options.data_format))
+      .output(0);
+}
+
+// tf.compat.v1.nn.depthwise_conv2d_native_backprop_filter(input, filter_sizes,
+// out_backprop, strides, padding): the gradient of depthwise_conv2d_native with respect to
+// its filter, of shape filter_sizes (int32 [4]).
+inline Output depthwise_conv2d_native_backprop_filter(
+    const Output& input, const Output& filter_sizes, const Output& out_backprop,
+    const std::vector<std::int64_t>& strides, std::string_view padding,
+    const DepthwiseConv2dNativeOptions& options = {}) {
+  detail::OpBuilder b(graph_of({input, filter_sizes, out_backprop}), options.name,
+                      "DepthwiseConv2dNativeBackpropFilter");
+  detail::conv::check_padding_arg("DepthwiseConv2dNativeBackpropFilter", padding);
+  return b
+      .build(detail::conv::kDepthwiseConv2dNativeBackpropFilterOp,
+             {input, filter_sizes, out_backprop},
+             detail::conv::depthwise_attr_map(input.dtype(), strides, padding, options.dilations,
+                                              options.data_format))
       .output(0);
 }
 

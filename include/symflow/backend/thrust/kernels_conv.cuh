@@ -1,8 +1,9 @@
 #pragma once
 // Thrust kernels: 2-D convolution and pooling (Conv2D, Conv2DBackpropInput,
-// Conv2DBackpropFilter, MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad), NHWC, float32 and
-// float64, with the CPU kernels' attrs, checks and messages (backend/cpu/kernels/conv.hpp:
-// the geometry helpers there only read attrs and dims, so they are shared).
+// Conv2DBackpropFilter, DepthwiseConv2dNative and its two backprops, MaxPool, AvgPool,
+// MaxPoolGrad, AvgPoolGrad), NHWC, float32 and float64, with the CPU kernels' attrs, checks and
+// messages (backend/cpu/kernels/conv.hpp: the geometry helpers there only read attrs and dims, so
+// they are shared).
 //
 // Direct formulations: one thrust::for_each over the elements of the output, each
 // looping over its window. Every gradient is a gather (each element sums what reaches
@@ -16,6 +17,11 @@
 // - The three convolutions sum in (kh, kw, channel) order where the CPU uses im2col +
 //   Eigen GEMM: they agree to a few ulps of the sum of the absolute products (tests use
 //   a relative tolerance of 1e-5 for float32 and 1e-12 for float64).
+// - The depthwise forward sums its taps in (kh, kw) order, as the CPU does. With a
+//   multiplier, the input gradient adds each tap's products over the channel's outputs
+//   first, where the CPU sums each output channel's taps first; the filter gradient sums
+//   over (n, oh, ow) in one pass, where the CPU adds groups of rows: they agree to a few
+//   ulps, as the convolutions do.
 
 #include <array>
 #include <cstdint>
@@ -24,6 +30,7 @@
 #include <string_view>
 
 #include "symflow/backend/cpu/conv.hpp"
+#include "symflow/backend/cpu/depthwise_conv.hpp"
 #include "symflow/backend/cpu/kernels/conv.hpp"
 #include "symflow/backend/thrust/kernel_util.cuh"
 #include "symflow/ops/defs/conv.hpp"
@@ -168,6 +175,120 @@ struct Conv2DBackpropFilterGather {
           const std::int64_t iw = ow * g.stride_cols + col_off;
           sum += image[(ih * g.in_cols + iw) * g.in_depth] *
                  dy_image[(oh * g.out_cols + ow) * g.out_depth];
+        }
+      }
+    }
+    filter_grad[i] = sum;
+  }
+};
+
+// ---- DepthwiseConv2dNative: out[n, oh, ow, d] = sum over (kh, kw) of
+// in[n, ih, iw, d / multiplier] * filter[kh, kw, d] (filter read as [kh, kw, out_depth]) ------
+
+struct DepthwiseDims {
+  std::int64_t batch, in_rows, in_cols, in_depth;
+  std::int64_t filter_rows, filter_cols, multiplier;
+  std::int64_t out_rows, out_cols;
+  std::int64_t stride_rows, stride_cols, dilation_rows, dilation_cols;
+  std::int64_t pad_top, pad_left;
+  SYMFLOW_HD std::int64_t out_depth() const { return in_depth * multiplier; }
+};
+inline DepthwiseDims depthwise_dims(const cpu::DepthwiseConv2DGeometry& g) {
+  return {g.batch,       g.in_rows,       g.in_cols,       g.in_depth, g.filter_rows,
+          g.filter_cols, g.multiplier,    g.out_rows,      g.out_cols, g.stride_rows,
+          g.stride_cols, g.dilation_rows, g.dilation_cols, g.pad_top,  g.pad_left};
+}
+
+template <class T>
+struct DepthwiseForward {
+  DepthwiseDims g;
+  const T* input;
+  const T* filter;
+  T* output;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    const std::int64_t out_depth = g.out_depth();
+    const Index4 at = split_index4(i, g.out_rows, g.out_cols, out_depth);
+    const std::int64_t n = at.i0, oh = at.i1, ow = at.i2, d = at.i3;
+    const T* image = input + n * g.in_rows * g.in_cols * g.in_depth + d / g.multiplier;
+    T sum = T(0);
+    for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+      const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+      if (ih < 0 || ih >= g.in_rows) continue;
+      for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
+        const std::int64_t iw = ow * g.stride_cols - g.pad_left + kw * g.dilation_cols;
+        if (iw < 0 || iw >= g.in_cols) continue;
+        sum += image[(ih * g.in_cols + iw) * g.in_depth] *
+               filter[(kh * g.filter_cols + kw) * out_depth + d];
+      }
+    }
+    output[i] = sum;
+  }
+};
+
+// ---- DepthwiseConv2dNativeBackpropInput: dx[n, ih, iw, c] = sum of dy[n, oh, ow, d] *
+// filter[kh, kw, d] over the taps (oh, ow, kh, kw) that land on (ih, iw) and the channel's
+// outputs d = c * multiplier + m ---------------------------------------------------------
+
+template <class T>
+struct DepthwiseBackpropInputGather {
+  DepthwiseDims g;
+  const T* filter;
+  const T* out_grad;
+  T* input_grad;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    const std::int64_t out_depth = g.out_depth();
+    const Index4 at = split_index4(i, g.in_rows, g.in_cols, g.in_depth);
+    const std::int64_t n = at.i0, ih = at.i1, iw = at.i2, c = at.i3;
+    const std::int64_t d0 = c * g.multiplier;
+    T sum = T(0);
+    for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+      const std::int64_t r = ih + g.pad_top - kh * g.dilation_rows;  // oh * stride_rows
+      if (r < 0 || r % g.stride_rows != 0 || r / g.stride_rows >= g.out_rows) continue;
+      const std::int64_t oh = r / g.stride_rows;
+      for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
+        const std::int64_t q = iw + g.pad_left - kw * g.dilation_cols;
+        if (q < 0 || q % g.stride_cols != 0 || q / g.stride_cols >= g.out_cols) continue;
+        const std::int64_t ow = q / g.stride_cols;
+        const T* dy = out_grad + ((n * g.out_rows + oh) * g.out_cols + ow) * out_depth + d0;
+        const T* f = filter + (kh * g.filter_cols + kw) * out_depth + d0;
+        for (std::int64_t m = 0; m < g.multiplier; ++m) sum += dy[m] * f[m];
+      }
+    }
+    input_grad[i] = sum;
+  }
+};
+
+// ---- DepthwiseConv2dNativeBackpropFilter: df[kh, kw, d] = sum over (n, oh, ow) of
+// in[n, ih, iw, d / multiplier] * dy[n, oh, ow, d] ------------------------------------------
+
+template <class T>
+struct DepthwiseBackpropFilterGather {
+  DepthwiseDims g;
+  const T* input;
+  const T* out_grad;
+  T* filter_grad;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    const std::int64_t out_depth = g.out_depth();
+    const std::int64_t d = i % out_depth;
+    const std::int64_t tap = i / out_depth;
+    const std::int64_t kh = tap / g.filter_cols, kw = tap % g.filter_cols;
+    // The output rows and cols whose tap (kh, kw) lands inside the input.
+    const std::int64_t row_off = kh * g.dilation_rows - g.pad_top;  // ih = oh * s + row_off
+    const std::int64_t col_off = kw * g.dilation_cols - g.pad_left;
+    const std::int64_t oh0 = max64(0, ceil_div(-row_off, g.stride_rows));
+    const std::int64_t oh1 = min64(g.out_rows, ceil_div(g.in_rows - row_off, g.stride_rows));
+    const std::int64_t ow0 = max64(0, ceil_div(-col_off, g.stride_cols));
+    const std::int64_t ow1 = min64(g.out_cols, ceil_div(g.in_cols - col_off, g.stride_cols));
+    T sum = T(0);
+    for (std::int64_t n = 0; n < g.batch; ++n) {
+      const T* image = input + n * g.in_rows * g.in_cols * g.in_depth + d / g.multiplier;
+      const T* dy_image = out_grad + n * g.out_rows * g.out_cols * out_depth + d;
+      for (std::int64_t oh = oh0; oh < oh1; ++oh) {
+        const std::int64_t ih = oh * g.stride_rows + row_off;
+        for (std::int64_t ow = ow0; ow < ow1; ++ow) {
+          const std::int64_t iw = ow * g.stride_cols + col_off;
+          sum += image[(ih * g.in_cols + iw) * g.in_depth] *
+                 dy_image[(oh * g.out_cols + ow) * out_depth];
         }
       }
     }
@@ -430,6 +551,52 @@ inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   });
 }
 
+inline void depthwise_conv2d_native_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  const Value& filter = ctx.input(1);
+  const cd::KernelWindow w = cd::depthwise_kernel_window(ctx);
+  const cpu::DepthwiseConv2DGeometry g =
+      cd::kernel_depthwise_geometry(ctx, in.dims(), filter.dims(), w);
+  cd::visit_float(ctx, in.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    Value& out = output(ctx, 0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth()});
+    launch(out.size(), DepthwiseForward<T>{depthwise_dims(g), in.device_data<T>(),
+                                           filter.device_data<T>(), out.device_data<T>()});
+  });
+}
+
+inline void depthwise_conv2d_native_backprop_input_kernel(KernelContext& ctx) {
+  const Dims sizes = cd::depthwise_sizes(ctx, host_value(ctx.input(0)), cd::kDepthwiseInputLabel,
+                                         "input_sizes", "input");
+  const Value& filter = ctx.input(1);
+  const Value& dy = ctx.input(2);
+  const cd::KernelWindow w = cd::depthwise_kernel_window(ctx);
+  const cpu::DepthwiseConv2DGeometry g = cd::kernel_depthwise_backprop_geometry(
+      ctx, cd::kDepthwiseInputLabel, sizes, filter.dims(), dy.dims(), w);
+  cd::visit_float(ctx, filter.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    Value& out = output(ctx, 0, filter.dtype(), sizes);
+    launch(out.size(), DepthwiseBackpropInputGather<T>{depthwise_dims(g), filter.device_data<T>(),
+                                                       dy.device_data<T>(), out.device_data<T>()});
+  });
+}
+
+inline void depthwise_conv2d_native_backprop_filter_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  const Dims sizes = cd::depthwise_sizes(ctx, host_value(ctx.input(1)), cd::kDepthwiseFilterLabel,
+                                         "filter_sizes", "filter");
+  const Value& dy = ctx.input(2);
+  const cd::KernelWindow w = cd::depthwise_kernel_window(ctx);
+  const cpu::DepthwiseConv2DGeometry g = cd::kernel_depthwise_backprop_geometry(
+      ctx, cd::kDepthwiseFilterLabel, in.dims(), sizes, dy.dims(), w);
+  cd::visit_float(ctx, in.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    Value& out = output(ctx, 0, in.dtype(), sizes);
+    launch(out.size(), DepthwiseBackpropFilterGather<T>{depthwise_dims(g), in.device_data<T>(),
+                                                        dy.device_data<T>(), out.device_data<T>()});
+  });
+}
+
 template <class T>
 void run_max_pool(Value& out, const cpu::Pool2DGeometry& g, const Value& in) {
   launch(out.size(), MaxPoolForward<T>{pool_dims(g), std::numeric_limits<T>::lowest(),
@@ -509,6 +676,12 @@ inline constexpr auto kConvKernels = std::to_array<KernelEntry>({
     {&symflow::detail::conv::kConv2DOp, conv_kernels::conv2d_kernel},
     {&symflow::detail::conv::kConv2DBackpropInputOp, conv_kernels::conv2d_backprop_input_kernel},
     {&symflow::detail::conv::kConv2DBackpropFilterOp, conv_kernels::conv2d_backprop_filter_kernel},
+    {&symflow::detail::conv::kDepthwiseConv2dNativeOp,
+     conv_kernels::depthwise_conv2d_native_kernel},
+    {&symflow::detail::conv::kDepthwiseConv2dNativeBackpropInputOp,
+     conv_kernels::depthwise_conv2d_native_backprop_input_kernel},
+    {&symflow::detail::conv::kDepthwiseConv2dNativeBackpropFilterOp,
+     conv_kernels::depthwise_conv2d_native_backprop_filter_kernel},
     {&symflow::detail::conv::kMaxPoolOp, conv_kernels::max_pool_kernel},
     {&symflow::detail::conv::kAvgPoolOp, conv_kernels::avg_pool_kernel},
     {&symflow::detail::conv::kMaxPoolGradOp, conv_kernels::max_pool_grad_kernel},

@@ -1,9 +1,11 @@
 #pragma once
-// The conv and pooling ops' descriptions (TF1's Conv2D, MaxPool, AvgPool and the ops
-// their gradients are made of: Conv2DBackpropInput, Conv2DBackpropFilter, MaxPoolGrad,
-// AvgPoolGrad): the shape functions, the helpers they share with the builders, and the
-// OpDefs. No kernel and no graph: the CPU kernels are in backend/cpu/kernels/conv.hpp,
-// the graph-building functions in ops/conv_ops.hpp.
+// The conv and pooling ops' descriptions (TF1's Conv2D, DepthwiseConv2dNative, MaxPool,
+// AvgPool and the ops their gradients are made of: Conv2DBackpropInput,
+// Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput,
+// DepthwiseConv2dNativeBackpropFilter, MaxPoolGrad, AvgPoolGrad): the shape functions, the
+// helpers they share with the builders, and the OpDefs. No kernel and no graph: the CPU
+// kernels are in backend/cpu/kernels/conv.hpp, the graph-building functions in
+// ops/conv_ops.hpp.
 //
 // The attrs are TensorFlow 1.x's before 1.14 (no explicit_paddings), like the rest of
 // symflow's GraphDefs; padding is "SAME" or "VALID" (ops/defs/window.hpp).
@@ -198,6 +200,95 @@ SYMFLOW_OP_DEF(kConv2DBackpropFilterOp, OpDef{.type = "Conv2DBackpropFilter",
                                               .num_inputs = 3,
                                               .infer = infer_conv2d_backprop_filter});
 
+// ---- DepthwiseConv2dNative (input [N, H, W, C], filter [kh, kw, C, multiplier]) ----------
+//
+// Each input channel c has `multiplier` filters of its own; output channel c * multiplier + m
+// is channel c convolved with filter[:, :, c, m], so the output has C * multiplier channels.
+// TensorFlow's shape functions call the op "DepthwiseConv2D" in their attr messages.
+
+inline std::vector<TensorSpec> infer_depthwise_conv2d_native(const InferContext& c) {
+  check_allowed(c, 0, "input", is_float);
+  check_pair_dtype(c, "DepthwiseConv2dNative", 0, "input", 1, "filter");
+  require_rank(c.shape(0), 4);
+  require_rank(c.shape(1), 4);
+  const ConvAttrs a = conv_attrs(c, "DepthwiseConv2D");
+  const Shape& in = c.shape(0);
+  const Shape& filter = c.shape(1);
+  std::int64_t depth = dim_or_unknown(in, 3);
+  const std::int64_t filter_depth = dim_or_unknown(filter, 2);
+  if (depth >= 0 && filter_depth >= 0 && depth != filter_depth)
+    throw ValueError("Dimensions must be equal, but are " + std::to_string(depth) + " and " +
+                     std::to_string(filter_depth));
+  if (depth < 0) depth = filter_depth;
+  const std::int64_t multiplier = dim_or_unknown(filter, 3);
+  const std::int64_t out_depth = depth >= 0 && multiplier >= 0 ? depth * multiplier : unknown_dim;
+  const std::int64_t rows = windowed_dim(dim_or_unknown(in, 1), dim_or_unknown(filter, 0),
+                                         a.strides[1], a.dilations[1], a.padding);
+  const std::int64_t cols = windowed_dim(dim_or_unknown(in, 2), dim_or_unknown(filter, 1),
+                                         a.strides[2], a.dilations[2], a.padding);
+  return {{c.dtype(0), Shape({dim_or_unknown(in, 0), rows, cols, out_depth})}};
+}
+
+SYMFLOW_OP_DEF(kDepthwiseConv2dNativeOp, OpDef{.type = "DepthwiseConv2dNative",
+                                               .num_inputs = 2,
+                                               .infer = infer_depthwise_conv2d_native});
+
+// The shape a depthwise backprop's size vector (input_sizes, filter_sizes) gives: its value
+// when it is a constant, else four unknown dims. Unlike Conv2D's, TensorFlow's shape
+// functions take nothing from the other inputs, and want exactly 4 values.
+inline Shape depthwise_sizes_shape(const InferContext& c, std::size_t i) {
+  require_rank(c.shape(i), 1);
+  if (const Value* v = c.constant(i)) {
+    Shape s(shape_argument(*v));
+    require_rank(s, 4);
+    return s;
+  }
+  const std::int64_t count = dim_or_unknown(c.shape(i), 0);
+  if (count >= 0 && count != 4)
+    throw ValueError("Shape must be rank 4 but is rank " + std::to_string(count));
+  return Shape::unknown_dims(4);
+}
+
+inline void require_int32_sizes(const InferContext& c, std::size_t i, std::string_view op,
+                                std::string_view arg) {
+  if (c.dtype(i) != DType::int32)
+    throw TypeError("Input '" + std::string(arg) + "' of '" + std::string(op) + "' Op has type " +
+                    std::string(dtype_name(c.dtype(i))) +
+                    " that does not match expected type of int32.");
+}
+
+// ---- DepthwiseConv2dNativeBackpropInput (input_sizes, filter, out_backprop) -------------
+
+inline std::vector<TensorSpec> infer_depthwise_backprop_input(const InferContext& c) {
+  constexpr std::string_view op = "DepthwiseConv2dNativeBackpropInput";
+  check_allowed(c, 1, "filter", is_float);
+  check_pair_dtype(c, op, 1, "filter", 2, "out_backprop");
+  require_int32_sizes(c, 0, op, "input_sizes");
+  conv_attrs(c, op);
+  return {{c.dtype(1), depthwise_sizes_shape(c, 0)}};
+}
+
+SYMFLOW_OP_DEF(kDepthwiseConv2dNativeBackpropInputOp,
+               OpDef{.type = "DepthwiseConv2dNativeBackpropInput",
+                     .num_inputs = 3,
+                     .infer = infer_depthwise_backprop_input});
+
+// ---- DepthwiseConv2dNativeBackpropFilter (input, filter_sizes, out_backprop) ------------
+
+inline std::vector<TensorSpec> infer_depthwise_backprop_filter(const InferContext& c) {
+  constexpr std::string_view op = "DepthwiseConv2dNativeBackpropFilter";
+  check_allowed(c, 0, "input", is_float);
+  check_pair_dtype(c, op, 0, "input", 2, "out_backprop");
+  require_int32_sizes(c, 1, op, "filter_sizes");
+  conv_attrs(c, op);
+  return {{c.dtype(0), depthwise_sizes_shape(c, 1)}};
+}
+
+SYMFLOW_OP_DEF(kDepthwiseConv2dNativeBackpropFilterOp,
+               OpDef{.type = "DepthwiseConv2dNativeBackpropFilter",
+                     .num_inputs = 3,
+                     .infer = infer_depthwise_backprop_filter});
+
 // ---- pooling --------------------------------------------------------------------------
 
 struct PoolAttrs {
@@ -281,6 +372,9 @@ using conv::kAvgPoolOp;
 using conv::kConv2DBackpropFilterOp;
 using conv::kConv2DBackpropInputOp;
 using conv::kConv2DOp;
+using conv::kDepthwiseConv2dNativeBackpropFilterOp;
+using conv::kDepthwiseConv2dNativeBackpropInputOp;
+using conv::kDepthwiseConv2dNativeOp;
 using conv::kMaxPoolGradOp;
 using conv::kMaxPoolOp;
 }  // namespace detail

@@ -1,10 +1,12 @@
 #pragma once
 // The conv and pooling ops' CPU kernels (Conv2D, Conv2DBackpropInput,
-// Conv2DBackpropFilter, MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad): their attrs and
-// geometry checked at run time, the numbers computed by backend/cpu/conv.hpp (NHWC
-// only, as TensorFlow's CPU kernels); and kConvCpuKernels, the table that maps each conv
-// OpDef (ops/defs/conv.hpp) to its kernel. The GPU kernels share the run-time checks.
+// Conv2DBackpropFilter, DepthwiseConv2dNative and its two backprops, MaxPool, AvgPool,
+// MaxPoolGrad, AvgPoolGrad): their attrs and geometry checked at run time, the numbers
+// computed by backend/cpu/conv.hpp and depthwise_conv.hpp (NHWC only, as TensorFlow's CPU
+// kernels); and kConvCpuKernels, the table that maps each conv OpDef (ops/defs/conv.hpp) to
+// its kernel. The GPU kernels share the run-time checks.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "symflow/backend/cpu/conv.hpp"
+#include "symflow/backend/cpu/depthwise_conv.hpp"
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/ops/defs/conv.hpp"
@@ -171,6 +174,151 @@ inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- DepthwiseConv2dNative and its backprops --------------------------------------------
+//
+// The checks and messages of TensorFlow's depthwise kernels, which differ from Conv2D's: equal
+// row and column strides, InvalidArgument for batch and depth strides, and no dilations.
+// TensorFlow's backprop kernels ignore `dilations` (and compute the undilated gradient);
+// symflow's refuse them as its forward kernel does.
+
+inline KernelWindow depthwise_kernel_window(const KernelContext& ctx) {
+  const auto& strides = kernel_four(ctx, "strides");
+  if (strides[0] != 1 || strides[3] != 1)
+    ctx.fail(
+        "Current implementation does not yet support strides in the batch and depth "
+        "dimensions.");
+  if (strides[1] != strides[2])
+    ctx.fail(
+        "Current implementation only supports equal length strides in the row and column "
+        "dimensions.");
+  if (strides[1] < 1) ctx.fail("Strides must be > 0");
+  const auto& padding = ctx.attr<std::string>("padding");
+  KernelWindow w;
+  if (!cpu::parse_padding(padding, w.padding)) ctx.fail("Unknown padding " + padding);
+  if (ctx.attr<std::string>("data_format") != "NHWC")
+    throw UnimplementedError("Depthwise convolution on CPU is only supported for NHWC format",
+                             ctx.node_name());
+  const auto& dilations = kernel_four(ctx, "dilations");
+  if (std::any_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d != 1; })) {
+    std::string text;
+    for (std::int64_t d : dilations) text += (text.empty() ? "" : " ") + std::to_string(d);
+    throw UnimplementedError(
+        "Current kernel implementation does not support dilations, received [" + text + "]",
+        ctx.node_name());
+  }
+  w.stride_rows = strides[1];
+  w.stride_cols = strides[2];
+  return w;
+}
+
+inline cpu::DepthwiseConv2DGeometry depthwise_geometry(const Dims& in, const Dims& f,
+                                                       const KernelWindow& w) {
+  const std::int64_t in4[4] = {in[0], in[1], in[2], in[3]};
+  const std::int64_t f4[4] = {f[0], f[1], f[2], f[3]};
+  return cpu::depthwise_conv2d_geometry(in4, f4, w.stride_rows, w.stride_cols, w.dilation_rows,
+                                        w.dilation_cols, w.padding);
+}
+
+inline cpu::DepthwiseConv2DGeometry kernel_depthwise_geometry(const KernelContext& ctx,
+                                                              const Dims& in, const Dims& f,
+                                                              const KernelWindow& w) {
+  if (in.size() != 4) ctx.fail("input must be 4-dimensional" + dims_to_string(in));
+  if (f.size() != 4) ctx.fail("filter must be 4-dimensional: " + dims_to_string(f));
+  if (in[3] != f[2])
+    ctx.fail("input and filter must have the same depth: " + std::to_string(in[3]) + " vs " +
+             std::to_string(f[2]));
+  cpu::DepthwiseConv2DGeometry g = depthwise_geometry(in, f, w);
+  if (g.out_rows < 0 || g.out_cols < 0)
+    ctx.fail("Computed output size would be negative: input " + dims_to_string(in) + ", filter " +
+             dims_to_string(f));
+  return g;
+}
+
+// A backprop's size vector (input_sizes, filter_sizes), a host value (the CPU and GPU
+// kernels share it): TensorFlow calls a wrong count "<what> must be 4-dimensional".
+inline Dims depthwise_sizes(const KernelContext& ctx, const Value& v, std::string_view label,
+                            std::string_view arg, std::string_view what) {
+  if (v.rank() != 1 || v.size() != 4)
+    ctx.fail(std::string(label) + ": " + std::string(what) + " must be 4-dimensional");
+  Dims d = shape_argument(v);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (d[i] < 0)
+      ctx.fail("Dimension " + std::to_string(i) + " of " + std::string(arg) + " must be >= 0");
+  return d;
+}
+
+// The geometry of a backprop from the input's, filter's and out_backprop's dims, with
+// TensorFlow's checks and messages ("DepthwiseConv2DBackpropInput: ...").
+inline cpu::DepthwiseConv2DGeometry kernel_depthwise_backprop_geometry(
+    const KernelContext& ctx, std::string_view label, const Dims& in, const Dims& f, const Dims& dy,
+    const KernelWindow& w) {
+  const std::string prefix = std::string(label) + ": ";
+  if (in.size() != 4) ctx.fail(prefix + "input must be 4-dimensional");
+  if (f.size() != 4) ctx.fail(prefix + "filter must be 4-dimensional");
+  if (dy.size() != 4) ctx.fail(prefix + "out_backprop must be 4-dimensional");
+  if (in[0] != dy[0]) ctx.fail(prefix + "input and out_backprop must have the same batch size");
+  if (in[3] != f[2]) ctx.fail(prefix + "input and filter must have the same in_depth");
+  if (f[2] * f[3] != dy[3]) ctx.fail(prefix + "depth_multiplier * in_depth not equal to out_depth");
+  const cpu::DepthwiseConv2DGeometry g = depthwise_geometry(in, f, w);
+  if (g.out_rows < 0 || g.out_cols < 0)
+    ctx.fail(prefix + "Computed output size would be negative: input " + dims_to_string(in) +
+             ", filter " + dims_to_string(f));
+  if (g.out_rows != dy[1])
+    ctx.fail(prefix + "Number of rows of out_backprop doesn't match computed: actual = " +
+             std::to_string(dy[1]) + ", computed = " + std::to_string(g.out_rows));
+  if (g.out_cols != dy[2])
+    ctx.fail(prefix + "Number of cols of out_backprop doesn't match computed: actual = " +
+             std::to_string(dy[2]) + ", computed = " + std::to_string(g.out_cols));
+  return g;
+}
+
+inline constexpr std::string_view kDepthwiseInputLabel = "DepthwiseConv2DBackpropInput";
+inline constexpr std::string_view kDepthwiseFilterLabel = "DepthwiseConv2DBackpropFilter";
+
+inline void depthwise_conv2d_native_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  const Value& filter = ctx.input(1);
+  const KernelWindow w = depthwise_kernel_window(ctx);
+  const cpu::DepthwiseConv2DGeometry g =
+      kernel_depthwise_geometry(ctx, in.dims(), filter.dims(), w);
+  visit_float(ctx, in.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    Value& out = ctx.allocate_output_for_overwrite(
+        0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth()});
+    cpu::depthwise_conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(), out.data<T>());
+  });
+}
+
+inline void depthwise_conv2d_native_backprop_input_kernel(KernelContext& ctx) {
+  const Dims sizes =
+      depthwise_sizes(ctx, ctx.input(0), kDepthwiseInputLabel, "input_sizes", "input");
+  const Value& filter = ctx.input(1);
+  const Value& dy = ctx.input(2);
+  const KernelWindow w = depthwise_kernel_window(ctx);
+  const cpu::DepthwiseConv2DGeometry g = kernel_depthwise_backprop_geometry(
+      ctx, kDepthwiseInputLabel, sizes, filter.dims(), dy.dims(), w);
+  visit_float(ctx, filter.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    Value& out = ctx.allocate_output_for_overwrite(0, filter.dtype(), sizes);
+    cpu::depthwise_conv2d_backprop_input<T>(ctx, g, filter.data<T>(), dy.data<T>(), out.data<T>());
+  });
+}
+
+inline void depthwise_conv2d_native_backprop_filter_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  const Dims sizes =
+      depthwise_sizes(ctx, ctx.input(1), kDepthwiseFilterLabel, "filter_sizes", "filter");
+  const Value& dy = ctx.input(2);
+  const KernelWindow w = depthwise_kernel_window(ctx);
+  const cpu::DepthwiseConv2DGeometry g = kernel_depthwise_backprop_geometry(
+      ctx, kDepthwiseFilterLabel, in.dims(), sizes, dy.dims(), w);
+  visit_float(ctx, in.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    Value& out = ctx.allocate_output_for_overwrite(0, in.dtype(), sizes);
+    cpu::depthwise_conv2d_backprop_filter<T>(ctx, g, in.data<T>(), dy.data<T>(), out.data<T>());
+  });
+}
+
 // The pooling geometry of input dims `in`; pooling over batch or depth is declined, as
 // TensorFlow's CPU kernels decline it (they pool depth alone, which symflow does not).
 inline cpu::Pool2DGeometry kernel_pool_geometry(const KernelContext& ctx, const Dims& in) {
@@ -265,6 +413,11 @@ inline constexpr auto kConvCpuKernels = std::to_array<CpuKernel>({
     {&conv::kConv2DOp, conv::conv2d_kernel},
     {&conv::kConv2DBackpropInputOp, conv::conv2d_backprop_input_kernel},
     {&conv::kConv2DBackpropFilterOp, conv::conv2d_backprop_filter_kernel},
+    {&conv::kDepthwiseConv2dNativeOp, conv::depthwise_conv2d_native_kernel},
+    {&conv::kDepthwiseConv2dNativeBackpropInputOp,
+     conv::depthwise_conv2d_native_backprop_input_kernel},
+    {&conv::kDepthwiseConv2dNativeBackpropFilterOp,
+     conv::depthwise_conv2d_native_backprop_filter_kernel},
     {&conv::kMaxPoolOp, conv::max_pool_kernel},
     {&conv::kAvgPoolOp, conv::avg_pool_kernel},
     {&conv::kMaxPoolGradOp, conv::max_pool_grad_kernel},
