@@ -142,7 +142,12 @@ struct ForwardElement {
 
   SYMFLOW_HD void operator()(std::int64_t e) const {
     const double* k = coefficients + layout.channel_of(e) * kForwardCoefficients;
-    y[e] = static_cast<T>((static_cast<double>(x[e]) - k[0]) * k[1] + k[2]);
+    y[e] = apply(x[e], static_cast<T>(k[0]), static_cast<T>(k[1]), static_cast<T>(k[2]));
+  }
+  // In T, as TensorFlow's kernel computes y: the CPU's channels-last loop
+  // (kernels/nn.hpp) vectorises the same expression over a row of channels.
+  SYMFLOW_HD static T apply(T x, T center, T multiplier, T offset) {
+    return (x - center) * multiplier + offset;
   }
 };
 

@@ -17,15 +17,15 @@ namespace symflow::cpu {
 
 template <class Fn, class T>
 inline constexpr bool kEigenUnary = std::is_same_v<T, float> &&
-                                    (std::is_same_v<Fn, detail::SigmoidFn> ||
-                                     std::is_same_v<Fn, detail::TanhFn>);
+                                    (std::is_same_v<Fn, ::symflow::detail::SigmoidFn> ||
+                                     std::is_same_v<Fn, ::symflow::detail::TanhFn>);
 
 // out[k] = Fn{}(in[k]) for k < n; `out` may be `in`.
 template <class Fn>
 inline void eigen_unary(const float* in, float* out, std::int64_t n) {
   const Eigen::Map<const Eigen::ArrayXf> x(in, static_cast<Eigen::Index>(n));
   Eigen::Map<Eigen::ArrayXf> y(out, static_cast<Eigen::Index>(n));
-  if constexpr (std::is_same_v<Fn, detail::SigmoidFn>)
+  if constexpr (std::is_same_v<Fn, ::symflow::detail::SigmoidFn>)
     y = x.logistic();
   else
     y = x.tanh();
