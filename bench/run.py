@@ -65,6 +65,15 @@ WORKLOADS = [
     ("while_loop", ["100000"], ["symflow", "tensorflow"],
      "tf.while_loop counting i < n by i + 1 with n = 100000 fed (control flow v1), time per "
      "run: divide by 100000 for one iteration"),
+    ("frozen_sru", ["1", "64"], ["symflow", "tensorflow"],
+     "the real frozen TF1 SRU GraphDef (549 nodes, ../shared/fixtures/tf) at batch 1 and 64, "
+     "one Session.run of output_node0"),
+    ("frozen_cnn", ["1", "64"], ["symflow", "tensorflow"],
+     "the frozen MobileNet-style CNN of tests/interop/mobilenet.py (96x96x3, 27 "
+     "FusedBatchNormV3, 13 DepthwiseConv2dNative) at batch 1 and 64"),
+    ("frozen_load", ["sru", "cnn"], ["symflow", "tensorflow"],
+     "a program's first answer: read the frozen GraphDef, import it, make a Session and run "
+     "batch 1"),
 ]
 
 
@@ -87,7 +96,28 @@ def bench_env(omp_wait_policy=None):
     if omp_wait_policy:
         env["OMP_WAIT_POLICY"] = omp_wait_policy
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env.update(FROZEN_MODELS)
     return env
+
+
+# The frozen GraphDefs of frozen_*: the SRU fixture, and the CNN that
+# tests/interop/mobilenet.py writes (with TensorFlow) into the build folder.
+FROZEN_MODELS = {}
+
+
+def write_frozen_models(build):
+    sru = ROOT.parent / "shared" / "fixtures" / "tf" / "tf1_frozen_sru_graphdef" / "graph.pb"
+    cnn = Path(build) / "bench" / "frozen_cnn.pb"
+    cnn.parent.mkdir(parents=True, exist_ok=True)
+    made = subprocess.run([sys.executable, str(ROOT / "tests" / "interop" / "mobilenet.py"),
+                           str(cnn)], env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"},
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        log(f"mobilenet.py failed, frozen_cnn is left out: {made.stderr.strip()[-500:]}")
+    if sru.exists():
+        FROZEN_MODELS["SYMFLOW_BENCH_SRU"] = str(sru)
+    if made.returncode == 0:
+        FROZEN_MODELS["SYMFLOW_BENCH_CNN"] = str(cnn)
 
 
 def gpu_present():
@@ -313,6 +343,13 @@ def evaluate_targets(results):
             out.append((f"epoch: faster than {label}", t,
                         f"{ratio_text(p / sf)}" if sf and p else "missing figure",
                         p > sf if sf and p else None))
+        for model in ("sru", "cnn"):
+            for b, factor, goal in (("1", 3, "≥ 3x faster than"), ("64", 1, "not slower than")):
+                sf = get(f"frozen_{model}/symflow/{b}/{t}")
+                tfl = get(f"frozen_{model}/tensorflow/{b}/{t}")
+                out.append((f"frozen_{model} batch {b}: {goal} TensorFlow (issue 20)", t,
+                            f"{ratio_text(tfl / sf)}" if sf and tfl else "missing figure",
+                            tfl / sf >= factor if sf and tfl else None))
         # A loop iteration runs Less and Add: against two straight-line nodes plus 1 µs.
         sf = get(f"while_loop/symflow/100000/{t}")
         tfl = get(f"while_loop/tensorflow/100000/{t}")
@@ -442,7 +479,7 @@ def render(results, meta, contexts, errors):
         lines.append("")
         lines.extend(workload_table(results, workload, sizes, impls))
         lines.append("")
-    lines.append("## Targets of issue 7")
+    lines.append("## Targets")
     lines.append("")
     lines.append("| target | threads | measured | |")
     lines.append("|---|---|---|---|")
@@ -548,6 +585,7 @@ def main():
 
     policies = [p.strip().upper() for p in args.omp_wait_policies.split(",") if p.strip()]
     raw_dir.mkdir(parents=True, exist_ok=True)
+    write_frozen_models(args.build)
     start_cpu, start_wall = cpu_seconds(), time.monotonic()
     # (key, OpenMP policy or None) -> every repetition's time, over all rounds.
     samples, errors, contexts = {}, {}, {}

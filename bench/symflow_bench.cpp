@@ -11,6 +11,9 @@
 //   mlp_step/symflow/64,256           one GradientDescentOptimizer step of the 784-256-128-10 MLP
 //   epoch/symflow/60000               one Fashion-MNIST epoch of that MLP at batch 64
 //   while_loop/symflow/100000         tf.while_loop counting i < n by i + 1, n = 100000 fed
+//   frozen_sru/symflow/1,64           the real frozen SRU GraphDef at batch 1 and 64 (issue 20)
+//   frozen_cnn/symflow/1,64           the frozen MobileNet-style CNN (tests/interop/mobilenet.py)
+//   frozen_load/symflow/sru,cnn       read, import, Session, first run at batch 1
 //
 // Every run returns fresh Values, as Session::run does for its users; inputs are built
 // once, outside the timed loop. The names are the keys of bench/results.json.
@@ -20,8 +23,12 @@
 // SYMFLOW_BENCH_IMPL ("symflow_thrust_omp", "symflow_cuda"): the sessions place every
 // op with a GPU kernel on "/device:GPU:0". The thread count is OpenMP's there. (The
 // other workloads are [[maybe_unused]] in that build.)
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <symflow/symflow.hpp>
@@ -250,6 +257,81 @@ void mlp_step(benchmark::State& state, std::int64_t batch, int threads) {
   state.counters["last_loss"] = loss;
 }
 
+// The frozen GraphDefs of frozen_sru, frozen_cnn and frozen_load (issue 20), named by
+// bench/run.py: SYMFLOW_BENCH_SRU (the fixture) and SYMFLOW_BENCH_CNN
+// (tests/interop/mobilenet.py, written with TensorFlow). A model whose variable is not
+// set is not registered.
+struct FrozenModel {
+  std::string path, input, output;
+  std::function<tf::Value(std::int64_t)> inputs;  // a batch of this size
+};
+
+// The input hello_tf_c_api feeds the SRU fixture ([1, 5, 12]); a batch repeats it.
+constexpr float kSruInput[60] = {
+    -0.4809832f, -0.3770838f, 0.1743573f,  0.7720509f,  -0.4064746f, 0.0116595f,  0.0051413f,
+    0.9135732f,  0.7197526f,  -0.0400658f, 0.1180671f,  -0.6829428f, -0.4810135f, -0.3772099f,
+    0.1745346f,  0.7719303f,  -0.4066443f, 0.0114614f,  0.0051195f,  0.9135003f,  0.7196983f,
+    -0.0400035f, 0.1178188f,  -0.6830465f, -0.4809143f, -0.3773398f, 0.1746384f,  0.7719052f,
+    -0.4067171f, 0.0111654f,  0.0054433f,  0.9134697f,  0.7192584f,  -0.0399981f, 0.1177435f,
+    -0.6835230f, -0.4808300f, -0.3774327f, 0.1748246f,  0.7718700f,  -0.4070232f, 0.0109549f,
+    0.0059128f,  0.9133330f,  0.7188759f,  -0.0398740f, 0.1181437f,  -0.6838635f, -0.4807833f,
+    -0.3775733f, 0.1748378f,  0.7718275f,  -0.4073670f, 0.0107582f,  0.0062978f,  0.9131795f,
+    0.7187147f,  -0.0394935f, 0.1184392f,  -0.6840039f};
+
+[[maybe_unused]] std::vector<std::pair<std::string, FrozenModel>> frozen_models() {
+  std::vector<std::pair<std::string, FrozenModel>> out;
+  if (const char* sru = std::getenv("SYMFLOW_BENCH_SRU"))
+    out.push_back({"sru", {sru, "input_4:0", "output_node0:0", [](std::int64_t batch) {
+                             tf::Value v(tf::DType::float32, {batch, 5, 12});
+                             for (std::int64_t b = 0; b < batch; ++b)
+                               std::copy(std::begin(kSruInput), std::end(kSruInput),
+                                         v.data<float>() + b * 60);
+                             return v;
+                           }}});
+  if (const char* cnn = std::getenv("SYMFLOW_BENCH_CNN"))
+    out.push_back({"cnn", {cnn, "images:0", "probabilities:0", [](std::int64_t batch) {
+                             // tests/interop/mobilenet.py's images(): ((i * 7919) % 1000) / 500 - 1
+                             tf::Value v(tf::DType::float32, {batch, 96, 96, 3});
+                             float* p = v.data<float>();
+                             for (std::int64_t i = 0; i < v.size(); ++i)
+                               p[i] = static_cast<float>(
+                                   static_cast<double>((i * 7919) % 1000) / 500.0 - 1.0);
+                             return v;
+                           }}});
+  return out;
+}
+
+// Batch-N latency of one Session.run of a frozen model, imported once.
+[[maybe_unused]] void frozen_run(benchmark::State& state, const FrozenModel& m, std::int64_t batch,
+                                 int threads) {
+  tf::Graph g;
+  tf::import_graph_def(tf::read_graph(m.path), {.name = ""}, g);
+  tf::Session sess(g, config_for(threads));
+  const tf::Output out = g.get_tensor_by_name(m.output);
+  tf::FeedDict feeds{{g.get_tensor_by_name(m.input), m.inputs(batch)}};
+  const tf::Value first = sess.run(out, feeds);
+  // The SRU fixture's README gives its output for this input.
+  if (m.input == "input_4:0" && std::abs(first.data<float>()[0] - -0.40978357f) > 1e-4f)
+    state.SkipWithError("frozen_sru: wrong result");
+  for (auto _ : state) {
+    tf::Value v = sess.run(out, feeds);
+    benchmark::DoNotOptimize(v.raw_data());
+  }
+}
+
+// A program's first answer: read the file, import it, make a Session, run batch 1.
+[[maybe_unused]] void frozen_load(benchmark::State& state, const FrozenModel& m, int threads) {
+  const tf::Value input = m.inputs(1);
+  for (auto _ : state) {
+    tf::Graph g;
+    tf::import_graph_def(tf::read_graph(m.path), {.name = ""}, g);
+    tf::Session sess(g, config_for(threads));
+    tf::Value v =
+        sess.run(g.get_tensor_by_name(m.output), {{g.get_tensor_by_name(m.input), input}});
+    benchmark::DoNotOptimize(v.raw_data());
+  }
+}
+
 #if defined(SYMFLOW_THRUST)
 void register_all() {
   for (int t : bench::kThreads) {
@@ -283,6 +365,13 @@ void register_all() {
     for (std::int64_t b : bench::kMlpBatches)
       bench::add("mlp_step", "symflow", std::to_string(b), t,
                  [b, t](auto& s) { mlp_step(s, b, t); });
+    for (const auto& [name, model] : frozen_models()) {
+      for (std::int64_t b : {1, 64})
+        bench::add("frozen_" + name, "symflow", std::to_string(b), t,
+                   [m = model, b, t](auto& s) { frozen_run(s, m, b, t); });
+      bench::add("frozen_load", "symflow", name, t,
+                 [m = model, t](auto& s) { frozen_load(s, m, t); });
+    }
     bench::add("epoch", "symflow", "60000", t, [t](auto& s) { epoch(s, t); })
         ->Iterations(1)
         ->Repetitions(bench::kEpochRepetitions)

@@ -10,6 +10,9 @@ session's ConfigProto setting intra- and inter-op threads.
   mlp_step/tensorflow/64,256   one GradientDescentOptimizer step of the 784-256-128-10 MLP
   epoch/tensorflow/60000       one Fashion-MNIST epoch of that MLP at batch 64
   while_loop/tensorflow/100000 tf.while_loop counting i < n by i + 1 (control flow v1), n fed
+  frozen_sru/tensorflow/1,64   the real frozen SRU GraphDef (549 nodes) at batch 1 and 64
+  frozen_cnn/tensorflow/1,64   the frozen MobileNet-style CNN of tests/interop/mobilenet.py
+  frozen_load/tensorflow/sru,cnn  read, import, Session, first run at batch 1
 
 One thread count per process (--threads): TensorFlow sizes some of its thread pools once
 per process, so two counts in one process would measure the first count twice. Times are
@@ -212,6 +215,71 @@ def bench_while_loop(threads, reps, min_time):
                    measure(lambda: sess.run(r, {limit: n}), reps, min_time))
 
 
+# The input hello_tf_c_api feeds the SRU fixture ([1, 5, 12]); a batch repeats it.
+SRU_INPUT = (
+    -0.4809832, -0.3770838, 0.1743573, 0.7720509, -0.4064746, 0.0116595, 0.0051413, 0.9135732,
+    0.7197526, -0.0400658, 0.1180671, -0.6829428, -0.4810135, -0.3772099, 0.1745346, 0.7719303,
+    -0.4066443, 0.0114614, 0.0051195, 0.9135003, 0.7196983, -0.0400035, 0.1178188, -0.6830465,
+    -0.4809143, -0.3773398, 0.1746384, 0.7719052, -0.4067171, 0.0111654, 0.0054433, 0.9134697,
+    0.7192584, -0.0399981, 0.1177435, -0.6835230, -0.4808300, -0.3774327, 0.1748246, 0.7718700,
+    -0.4070232, 0.0109549, 0.0059128, 0.9133330, 0.7188759, -0.0398740, 0.1181437, -0.6838635,
+    -0.4807833, -0.3775733, 0.1748378, 0.7718275, -0.4073670, 0.0107582, 0.0062978, 0.9131795,
+    0.7187147, -0.0394935, 0.1184392, -0.6840039)
+
+
+def frozen_models():
+    """The frozen GraphDefs of frozen_sru, frozen_cnn and frozen_load, as run.py names them
+    (SYMFLOW_BENCH_SRU, SYMFLOW_BENCH_CNN), with the input and output names and the input
+    of a batch: the SRU fixture's input repeated, and mobilenet.images."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                    "interop"))
+    import mobilenet  # noqa: E402
+    models = {
+        "sru": ("SYMFLOW_BENCH_SRU", "input_4:0", "output_node0:0",
+                lambda b: np.tile(np.array(SRU_INPUT, np.float32).reshape(1, 5, 12), (b, 1, 1))),
+        "cnn": ("SYMFLOW_BENCH_CNN", "images:0", "probabilities:0", mobilenet.images),
+    }
+    return {name: (os.environ[var], *rest) for name, (var, *rest) in models.items()
+            if var in os.environ}
+
+
+def load_frozen(path):
+    graph_def = tf1.GraphDef()
+    with open(path, "rb") as f:
+        graph_def.ParseFromString(f.read())
+    return graph_def
+
+
+def bench_frozen(model, threads, reps, min_time):
+    if model not in frozen_models():
+        return
+    path, input_name, output_name, inputs = frozen_models()[model]
+    g = tf.Graph()
+    with g.as_default():
+        tf1.import_graph_def(load_frozen(path), name="")
+        with tf1.Session(graph=g, config=config(threads)) as sess:
+            for batch in (1, 64):
+                feeds = {input_name: inputs(batch)}
+                yield (f"frozen_{model}/tensorflow/{batch}",
+                       measure(lambda: sess.run(output_name, feeds), reps, min_time))
+
+
+def bench_frozen_load(threads, reps, min_time):
+    """Load and first run, as a program that serves one request does: read the file,
+    import it, make a session, run batch 1."""
+    for model, (path, input_name, output_name, inputs) in frozen_models().items():
+        feeds = {input_name: inputs(1)}
+
+        def load_and_run():
+            g = tf.Graph()
+            with g.as_default():
+                tf1.import_graph_def(load_frozen(path), name="")
+                with tf1.Session(graph=g, config=config(threads)) as sess:
+                    sess.run(output_name, feeds)
+
+        yield f"frozen_load/tensorflow/{model}", measure(load_and_run, reps, min_time)
+
+
 WORKLOADS = {
     "overhead": bench_overhead,
     "chain": bench_chain,
@@ -221,6 +289,9 @@ WORKLOADS = {
     "mlp_step": bench_mlp_step,
     "epoch": bench_epoch,
     "while_loop": bench_while_loop,
+    "frozen_sru": lambda *a: bench_frozen("sru", *a),
+    "frozen_cnn": lambda *a: bench_frozen("cnn", *a),
+    "frozen_load": bench_frozen_load,
 }
 
 

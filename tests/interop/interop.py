@@ -21,6 +21,9 @@ import tensorflow.compat.v1 as tf  # noqa: E402
 from tensorflow.core.protobuf import meta_graph_pb2  # noqa: E402
 from tensorflow.python.framework import meta_graph  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mobilenet  # noqa: E402  (the frozen CNN make bench times too)
+
 tf.disable_v2_behavior()
 
 SYMFLOW_RUN, WORK = sys.argv[1], sys.argv[2]
@@ -413,7 +416,8 @@ def main():
                         ("cond_a", control_flow(5)), ("cond_b", control_flow(11)),
                         ("while_a", while_loops(3)), ("while_b", while_loops(7)),
                         ("layers_training", training_switch(True)),
-                        ("layers_inference", training_switch(False))]:
+                        ("layers_inference", training_switch(False)),
+                        ("mobilenet", mobilenet.build)]:
         folder = os.path.join(WORK, name)
         os.makedirs(folder, exist_ok=True)
         graph_def, feeds, fetches, want = frozen(build)
