@@ -15,6 +15,7 @@
 
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
+#include "conv_test_values.hpp"
 
 namespace symflow_test_ops_conv_grad_test {
 
@@ -25,11 +26,7 @@ using namespace symflow::test;
 
 // Uniform in [-1, 1): distinct values, so no max-pool window has a tie.
 inline Value random_input(const Dims& dims, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(num_elements(dims)));
-  for (auto& x : v) x = dist(gen);
-  return Value::from_vector(v, dims);
+  return conv_values::random_value<double>(dims, seed);
 }
 
 }  // namespace ops_conv_grad_test

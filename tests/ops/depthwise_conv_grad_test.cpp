@@ -21,6 +21,7 @@
 
 #include "../gradient_check.hpp"
 #include "../test_util.hpp"
+#include "conv_test_values.hpp"
 
 namespace symflow_test_ops_depthwise_conv_grad_test {
 
@@ -30,11 +31,7 @@ using namespace symflow;
 using namespace symflow::test;
 
 inline Value random_input(const Dims& dims, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(num_elements(dims)));
-  for (auto& x : v) x = dist(gen);
-  return Value::from_vector(v, dims);
+  return conv_values::random_value<double>(dims, seed);
 }
 
 inline Value pattern(const Dims& dims, std::size_t a, std::size_t b, std::size_t m, int off) {

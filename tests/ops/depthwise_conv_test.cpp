@@ -26,6 +26,7 @@
 #include <symflow/backend/cpu/depthwise_conv.hpp>
 
 #include "../test_util.hpp"
+#include "conv_test_values.hpp"
 
 namespace symflow_test_ops_depthwise_conv_test {
 
@@ -34,38 +35,7 @@ namespace ops_depthwise_conv_test {
 using namespace symflow;
 using namespace symflow::test;
 
-template <class T = float>
-Value pattern(const Dims& dims, int a, int b, int m, int off) {
-  std::vector<T> v(static_cast<std::size_t>(num_elements(dims)));
-  for (std::size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<T>(
-        static_cast<int>((i * static_cast<std::size_t>(a) + static_cast<std::size_t>(b)) %
-                         static_cast<std::size_t>(m)) -
-        off);
-  return Value::from_vector(v, dims);
-}
-template <class T = float>
-Value xpat(const Dims& dims) {
-  return pattern<T>(dims, 7, 3, 11, 5);
-}
-template <class T = float>
-Value wpat(const Dims& dims) {
-  return pattern<T>(dims, 5, 1, 7, 3);
-}
-
-template <class T>
-std::vector<T> as(const std::vector<double>& v) {
-  return std::vector<T>(v.begin(), v.end());
-}
-
-template <class T>
-Value random_value(const Dims& dims, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<T> v(static_cast<std::size_t>(num_elements(dims)));
-  for (auto& x : v) x = static_cast<T>(dist(gen));
-  return Value::from_vector(v, dims);
-}
+using namespace symflow::test::conv_values;
 
 // Depthwise convolution straight from its definition (TensorFlow's SAME/VALID rules):
 // output channel c * multiplier + m reads input channel c through filter[:, :, c, m].

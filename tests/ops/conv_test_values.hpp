@@ -1,0 +1,47 @@
+#pragma once
+// Inputs the convolution tests share: the integer patterns their TensorFlow values were
+// computed from (element i of a pattern is (i * a + b) % m - off), and seeded uniform
+// values in [-1, 1).
+
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include <symflow/core/value.hpp>
+
+namespace symflow::test::conv_values {
+
+template <class T = float>
+Value pattern(const Dims& dims, int a, int b, int m, int off) {
+  std::vector<T> v(static_cast<std::size_t>(num_elements(dims)));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<T>(
+        static_cast<int>((i * static_cast<std::size_t>(a) + static_cast<std::size_t>(b)) %
+                         static_cast<std::size_t>(m)) -
+        off);
+  return Value::from_vector(v, dims);
+}
+template <class T = float>
+Value xpat(const Dims& dims) {
+  return pattern<T>(dims, 7, 3, 11, 5);
+}
+template <class T = float>
+Value wpat(const Dims& dims) {
+  return pattern<T>(dims, 5, 1, 7, 3);
+}
+
+template <class T>
+std::vector<T> as(const std::vector<double>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+template <class T>
+Value random_value(const Dims& dims, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<T> v(static_cast<std::size_t>(num_elements(dims)));
+  for (auto& x : v) x = static_cast<T>(dist(gen));
+  return Value::from_vector(v, dims);
+}
+
+}  // namespace symflow::test::conv_values
