@@ -235,6 +235,10 @@ class TextReader : private io::proto::FieldReader {
  private:
   DType dtype(const TextField& f) const {
     const std::string& t = token(f);
+    // A resource handle's type, which the pass-through ops of resource variables in
+    // conds and loops (Switch, Enter, Merge, ...) carry in `T`: DType::invalid marks it
+    // until io/tf_op_rewrites.hpp gives it its variable's dtype.
+    if (t == "DT_RESOURCE") return DType::invalid;
     try {
       return dtype_from_enum_name(t);
     } catch (const ValueError&) {

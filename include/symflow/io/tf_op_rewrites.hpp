@@ -10,6 +10,7 @@
 // The importer applies this to every GraphDef; a graph without these ops is unchanged.
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,7 @@
 
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/dtype.hpp"
+#include "symflow/core/errors.hpp"
 #include "symflow/graph/graph_def.hpp"
 
 namespace symflow {
@@ -54,10 +56,58 @@ inline bool is_rewritten(std::string_view op) {
          op == "VarIsInitializedOp" || op == "ResourceGather";
 }
 
+// Whether a node has a type attr that reads DT_RESOURCE (the readers' DType::invalid): a
+// resource handle passed through an op that forwards its input (Switch, Enter, Identity,
+// Merge, ...), as TensorFlow 1.x's conds and loops do with resource variables.
+inline bool carries_handle(const NodeDef& n) {
+  for (const auto& [name, value] : n.attr)
+    if (const auto* d = std::get_if<DType>(&value); d && *d == DType::invalid) return true;
+  return false;
+}
+
 // The node an input names ("^a", "a:1" -> "a").
 inline std::string_view input_node(std::string_view input) {
   if (input.starts_with('^')) input.remove_prefix(1);
   return input.substr(0, input.find(':'));
+}
+
+// Gives every node that forwards a resource handle its variable's dtype: its first input
+// is followed back, through other such nodes, to a VarHandleOp. The nodes' recorded
+// output shapes are the handle's (a scalar), so they go.
+inline void resolve_handle_dtypes(GraphDef& graph_def,
+                                  std::map<std::string, DType, std::less<>>& handle_dtypes) {
+  std::map<std::string_view, NodeDef*> by_name;
+  for (NodeDef& n : graph_def.node) by_name.emplace(n.name, &n);
+  // The dtype behind `name`, or DType::invalid; `seen` stops at loops (Merge <- NextIteration).
+  std::set<std::string_view> seen;
+  const auto dtype_behind = [&](auto& self, std::string_view name) -> DType {
+    if (auto it = handle_dtypes.find(name); it != handle_dtypes.end()) return it->second;
+    auto node = by_name.find(name);
+    if (node == by_name.end() || !carries_handle(*node->second) || !seen.insert(name).second)
+      return DType::invalid;
+    const NodeDef& n = *node->second;
+    DType found = DType::invalid;
+    for (const std::string& input : n.input) {
+      if (input.starts_with('^')) continue;
+      found = self(self, input_node(input));
+      if (found != DType::invalid) break;
+    }
+    if (found != DType::invalid) handle_dtypes.emplace(std::string(name), found);
+    return found;
+  };
+  for (NodeDef& n : graph_def.node) {
+    if (!carries_handle(n)) continue;
+    seen.clear();
+    const DType d = dtype_behind(dtype_behind, n.name);
+    if (d == DType::invalid)
+      throw UnimplementedError("Node '" + n.name + "' (" + n.op +
+                               ") has a DT_RESOURCE attr whose handle symflow cannot follow "
+                               "back to a resource variable (VarHandleOp); symflow runs "
+                               "resource variables as ref variables and has no handle dtype");
+    for (auto& [name, value] : n.attr)
+      if (auto* t = std::get_if<DType>(&value); t && *t == DType::invalid) *t = d;
+    n.attr.erase("_output_shapes");
+  }
 }
 
 }  // namespace detail::op_rewrites
@@ -67,12 +117,16 @@ namespace io {
 // Whether `graph_def` has an op that rewrite_tf_ops changes.
 inline bool has_tf_ops_to_rewrite(const GraphDef& graph_def) {
   for (const NodeDef& n : graph_def.node)
-    if (detail::op_rewrites::is_rewritten(n.op)) return true;
+    if (detail::op_rewrites::is_rewritten(n.op) || detail::op_rewrites::carries_handle(n))
+      return true;
   return false;
 }
 
-// Rewrites the ops above in place. An op whose handle's dtype cannot be found (a handle
-// passed through another op) is left as it is, so that import names it as missing.
+// Rewrites the ops above in place. An op whose handle's dtype cannot be found is left as
+// it is, so that import names it as missing. A node that forwards a handle (a type attr
+// of DT_RESOURCE) gets the dtype of the variable its first input leads back to, as the
+// reference it now forwards has; one that leads to no variable is an UnimplementedError
+// that names it.
 inline void rewrite_tf_ops(GraphDef& graph_def) {
   namespace r = detail::op_rewrites;
   std::map<std::string, DType, std::less<>> handle_dtypes;
@@ -80,6 +134,7 @@ inline void rewrite_tf_ops(GraphDef& graph_def) {
     if (n.op == "VarHandleOp" || n.op == "Variable")
       if (auto it = n.attr.find("dtype"); it != n.attr.end())
         if (const auto* d = std::get_if<DType>(&it->second)) handle_dtypes[n.name] = *d;
+  r::resolve_handle_dtypes(graph_def, handle_dtypes);
 
   std::vector<NodeDef> added;
   for (NodeDef& n : graph_def.node) {
