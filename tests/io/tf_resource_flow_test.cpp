@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <symflow/io/graph_def_json.hpp>
+#include <symflow/io/graph_def_text.hpp>
+#include <symflow/io/graph_io.hpp>
 #include <symflow/io/tf_op_rewrites.hpp>
 #include <symflow/symflow.hpp>
 
@@ -36,6 +39,17 @@ TEST_CASE("tf_resource_flow: handles through Switch and Enter take their variabl
   CHECK(sess.run("y:0", {{"x:0", x}, {"flag:0", tf::Value(true)}}) == tf::Value({{16.5f, 21.5f}}));
   CHECK(sess.run("y:0", {{"x:0", x}, {"flag:0", tf::Value(false)}}) == tf::Value({{32.0f, 44.0f}}));
   CHECK(sess.run("acc:0").scalar<float>() == 45.0f);
+}
+
+TEST_CASE("tf_resource_flow: DT_RESOURCE attrs write back as they were read, in every format") {
+  const tf::GraphDef def = tf::train::read_meta_graph_file(kDir + "model.meta").graph_def;
+  const std::string text = tf::to_text(def);
+  CHECK(text.find("type: DT_RESOURCE") != std::string::npos);
+  CHECK(tf::to_text(tf::io::parse_graph_def_text(text, "again.pbtxt")) == text);
+  CHECK(tf::to_text(tf::io::parse_graph_def_binary(tf::io::serialize_graph_def_binary(def),
+                                                   "again.pb")) == text);
+  CHECK(tf::to_text(tf::io::parse_graph_def(tf::io::serialize_graph_def(def, false),
+                                            "again.json")) == text);
 }
 
 TEST_CASE("tf_resource_flow: a DT_RESOURCE attr with no variable behind it is named") {

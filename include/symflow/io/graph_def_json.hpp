@@ -174,8 +174,11 @@ inline std::int64_t get_int64(const nlohmann::json& j, std::string_view where,
                   (j.is_number_float() ? "a fractional number " + j.dump() : type_name(j)));
 }
 
-inline DType get_dtype(const nlohmann::json& j, std::string_view where, std::string_view what) {
+// `attr`: a type attr, where DT_RESOURCE is kept as DType::invalid (attr_dtype_enum_name).
+inline DType get_dtype(const nlohmann::json& j, std::string_view where, std::string_view what,
+                       bool attr = false) {
   std::string name = get_string(j, where, what);
+  if (attr && name == "DT_RESOURCE") return DType::invalid;
   try {
     return dtype_from_enum_name(name);
   } catch (const ValueError&) {
@@ -400,7 +403,7 @@ inline nlohmann::json attr_value_to_json(const AttrValue& value) {
         using X = std::decay_t<decltype(x)>;
         nlohmann::json j = nlohmann::json::object();
         if constexpr (std::is_same_v<X, DType>) {
-          j["type"] = std::string(dtype_enum_name(x));
+          j["type"] = std::string(attr_dtype_enum_name(x));
         } else if constexpr (std::is_same_v<X, Shape>) {
           j["shape"] = gj::shape_to_json(x);
         } else if constexpr (std::is_same_v<X, Value>) {
@@ -432,7 +435,7 @@ inline nlohmann::json attr_value_to_json(const AttrValue& value) {
           j["list"]["b"] = std::move(items);
         } else if constexpr (std::is_same_v<X, TypeList>) {
           nlohmann::json items = nlohmann::json::array();
-          for (DType t : x.items) items.push_back(std::string(dtype_enum_name(t)));
+          for (DType t : x.items) items.push_back(std::string(attr_dtype_enum_name(t)));
           j["list"]["type"] = std::move(items);
         } else if constexpr (std::is_same_v<X, ShapeList>) {
           nlohmann::json items = nlohmann::json::array();
@@ -456,7 +459,7 @@ inline AttrValue attr_value_from_json(const nlohmann::json& j, std::string_view 
                    (j.is_object() ? std::to_string(j.size()) + " fields" : gj::type_name(j)));
     const std::string& kind = j.begin().key();
     const nlohmann::json& body = j.begin().value();
-    if (kind == "type") return gj::get_dtype(body, where, "'type'");
+    if (kind == "type") return gj::get_dtype(body, where, "'type'", true);
     if (kind == "shape") return gj::shape_from_json(body, where);
     if (kind == "tensor") return value_from_json(body, where);
     if (kind == "i") {
@@ -524,7 +527,7 @@ inline AttrValue attr_value_from_json(const nlohmann::json& j, std::string_view 
       if (list_kind == "type") {
         TypeList out;
         for (const auto& item : items)
-          out.items.push_back(gj::get_dtype(item, where, "'list.type' items"));
+          out.items.push_back(gj::get_dtype(item, where, "'list.type' items", true));
         return out;
       }
       if (list_kind == "shape") {

@@ -180,7 +180,7 @@ class TextWriter {
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<X, DType>) {
-            field("type", dtype_enum_name(x));
+            field("type", attr_dtype_enum_name(x));
           } else if constexpr (std::is_same_v<X, Shape>) {
             open("shape");
             shape(x);
@@ -215,7 +215,7 @@ class TextWriter {
             close();
           } else if constexpr (std::is_same_v<X, TypeList>) {
             open("list");
-            for (DType t : x.items) field("type", dtype_enum_name(t));
+            for (DType t : x.items) field("type", attr_dtype_enum_name(t));
             close();
           } else if constexpr (std::is_same_v<X, ShapeList>) {
             open("list");
