@@ -71,4 +71,13 @@ TEST_CASE("tf_resource_flow: a DT_RESOURCE attr with no variable behind it is na
                        tf::UnimplementedError);
 }
 
+TEST_CASE("tf_resource_flow: a constant of dtype DT_RESOURCE is a DataLossError") {
+  CHECK_THROWS_WITH_AS(
+      tf::io::parse_graph_def_text(
+          R"(node { name: "c" op: "Const" attr { key: "value" value { tensor { dtype: DT_RESOURCE } } } })",
+          "const.pbtxt"),
+      doctest::Contains("a tensor of dtype DT_RESOURCE: a handle is not a value a file holds"),
+      tf::DataLossError);
+}
+
 }  // namespace symflow_test_io_tf_resource_flow_test

@@ -256,6 +256,8 @@ class TextReader : private io::proto::FieldReader {
     for (const TextField& f : m.fields) {
       if (f.name == "dtype") {
         type = dtype(f);
+        if (type == DType::invalid)
+          fail(f.position, "a tensor of dtype DT_RESOURCE: a handle is not a value a file holds");
       } else if (f.name == "tensor_shape") {
         Shape s = shape(message(f));
         if (!s.is_fully_defined()) fail(f.position, "a tensor's shape must be fully defined");
