@@ -49,19 +49,8 @@ struct RefConv {
         sw(sw_),
         dh(dh_),
         dw(dw_) {
-    auto dim = [&](std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d,
-                   std::int64_t& out, std::int64_t& pad) {
-      const std::int64_t eff = (k - 1) * d + 1;
-      if (same) {
-        out = (in + s - 1) / s;
-        pad = std::max<std::int64_t>(0, (out - 1) * s + eff - in) / 2;
-      } else {
-        out = (in - eff) / s + 1;
-        pad = 0;
-      }
-    };
-    dim(h, kh, sh, dh, oh, pt);
-    dim(w, kw, sw, dw, ow, pl);
+    reference_window(h, kh, sh, dh, same, oh, pt);
+    reference_window(w, kw, sw, dw, same, ow, pl);
   }
   // Calls f(x_index, w_index, y_index) for every multiply-add of the convolution.
   template <class F>

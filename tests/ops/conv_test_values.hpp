@@ -3,7 +3,9 @@
 // computed from (element i of a pattern is (i * a + b) % m - off), and seeded uniform
 // values in [-1, 1).
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -42,6 +44,21 @@ Value random_value(const Dims& dims, unsigned seed) {
   std::vector<T> v(static_cast<std::size_t>(num_elements(dims)));
   for (auto& x : v) x = static_cast<T>(dist(gen));
   return Value::from_vector(v, dims);
+}
+
+// One spatial dim of a reference convolution, from TensorFlow's SAME/VALID rules: the
+// output size and the padding before the first element.
+inline void reference_window(std::int64_t in, std::int64_t k, std::int64_t stride,
+                             std::int64_t dilation, bool same, std::int64_t& out,
+                             std::int64_t& pad) {
+  const std::int64_t effective = (k - 1) * dilation + 1;
+  if (same) {
+    out = (in + stride - 1) / stride;
+    pad = std::max<std::int64_t>(0, (out - 1) * stride + effective - in) / 2;
+  } else {
+    out = (in - effective) / stride + 1;
+    pad = 0;
+  }
 }
 
 }  // namespace symflow::test::conv_values
