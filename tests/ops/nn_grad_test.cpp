@@ -145,6 +145,33 @@ TEST_CASE("nn/grad: sparse softmax cross entropy") {
        Value::from_vector<std::int64_t>({2, 0, 1, 1}, {2, 2})});
 }
 
+TEST_CASE("nn/grad: sigmoid cross entropy has TensorFlow's nodes and gradient at logits 0") {
+  // TF 2.21: gradients(reduce_sum(sigmoid_cross_entropy_with_logits(z, x)), x) at
+  // x = [0, 0, 2], z = [1, 0, 0.3]: loss [0.6931472, 0.6931472, 1.526928], gradient
+  // [-0.5, 0.5, 0.5807971] (sigmoid(x) - z, also at x = 0).
+  Graph g;
+  auto guard = g.as_default();
+  auto x = placeholder<float>(Shape{3}, "x");
+  auto z = placeholder<float>(Shape{3}, "z");
+  auto loss = nn::sigmoid_cross_entropy_with_logits(z, x);
+  std::vector<std::string> built;
+  for (const Operation& op : g.get_operations())
+    if (op.name() != "x" && op.name() != "z") built.push_back(op.name() + " " + op.type());
+  // TF folds zeros_like of a static shape into a Const; the rest is TF's graph.
+  CHECK(built == std::vector<std::string>{"logistic_loss/zeros_like ZerosLike",
+                                          "logistic_loss/GreaterEqual GreaterEqual",
+                                          "logistic_loss/Select Select", "logistic_loss/Neg Neg",
+                                          "logistic_loss/Select_1 Select", "logistic_loss/mul Mul",
+                                          "logistic_loss/sub Sub", "logistic_loss/Exp Exp",
+                                          "logistic_loss/Log1p Log1p", "logistic_loss Add"});
+  auto dx = gradients(reduce_sum(loss), {x})[0];
+  Session sess(g);
+  const FeedDict feeds{{x, Value({0.0f, 0.0f, 2.0f})}, {z, Value({1.0f, 0.0f, 0.3f})}};
+  const auto out = sess.run({loss, dx}, feeds);
+  check_close(out[0].to_vector<float>(), {0.6931472f, 0.6931472f, 1.526928f}, 2e-6, false);
+  check_close(out[1].to_vector<float>(), {-0.5f, 0.5f, 0.5807971f}, 2e-6, false);
+}
+
 TEST_CASE("nn/grad: sigmoid cross entropy, l2_loss, bias_add") {
   check_gradients([](const auto& x) { return nn::sigmoid_cross_entropy_with_logits(x[1], x[0]); },
                   {kX, f64({0, 1, 0.5, 1, 0.2, 0}, {2, 3})});

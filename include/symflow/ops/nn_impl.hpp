@@ -14,6 +14,7 @@
 
 #include "symflow/ops/array_ops.hpp"
 #include "symflow/ops/const_op.hpp"
+#include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/nn_ops.hpp"
 #include "symflow/ops/operators.hpp"
@@ -137,9 +138,9 @@ inline Output sparse_softmax_cross_entropy_with_logits(const Output& labels, con
 }
 
 // tf.nn.sigmoid_cross_entropy_with_logits(labels, logits): the logistic loss of each
-// element, max(x, 0) - x * z + log(1 + exp(-|x|)), stable for large |x|. TensorFlow builds
-// max(x, 0) and -|x| with Select; symflow with Relu, Abs and Neg (same values; at x == 0
-// the gradient is -z where TensorFlow's is 1 - z, as a subgradient of max(x, 0)).
+// element, max(x, 0) - x * z + log(1 + exp(-|x|)), stable for large |x|. Built as
+// TensorFlow builds it, max(x, 0) and -|x| as Selects on x >= 0, so that the gradient at
+// x == 0 is TensorFlow's, sigmoid(0) - z = 0.5 - z (a Relu and an Abs would give -z).
 inline Output sigmoid_cross_entropy_with_logits(const Output& labels, const Output& logits,
                                                 std::string_view name = {}) {
   Graph g = graph_of({logits, labels});
@@ -151,10 +152,12 @@ inline Output sigmoid_cross_entropy_with_logits(const Output& labels, const Outp
                      detail::python_shape(logits.get_shape()) + " vs " +
                      detail::python_shape(labels.get_shape()) + ").");
   }
-  Output relu_logits = relu(logits);
-  Output linear = relu_logits - logits * labels;
-  Output softplus = log1p(exp(-abs(logits)));
-  return add(linear, softplus, scope.name());
+  const Output zeros = zeros_like(logits);
+  const Output positive = greater_equal(logits, zeros);
+  const Output relu_logits = where(positive, logits, zeros);
+  const Output neg_abs_logits = where(positive, -logits, logits);
+  const Output linear = relu_logits - logits * labels;  // built before the softplus, as in TF
+  return add(linear, log1p(exp(neg_abs_logits)), scope.name());
 }
 
 // tf.nn.moments(x, axes, keep_dims=False): the mean and the variance of x over `axes`
