@@ -15,7 +15,8 @@ namespace symflow::cpu {
 template <class T, class R, class F>
 void unary(KernelContext& ctx, F f) {
   const Value& in = ctx.input(0);
-  Value& out = ctx.allocate_output(0, dtype_v<R>, in.dims());
+  // Every element is written below: no zero fill first.
+  Value& out = ctx.allocate_output_for_overwrite(0, dtype_v<R>, in.dims());
   const T* x = in.data<T>();
   R* y = out.data<R>();
   const std::int64_t n = in.size();
@@ -58,7 +59,7 @@ void binary(KernelContext& ctx, F f) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
   const Dims out_dims = broadcast_out_dims(ctx, a.dims(), b.dims());
-  Value& out = ctx.allocate_output(0, dtype_v<R>, out_dims);
+  Value& out = ctx.allocate_output_for_overwrite(0, dtype_v<R>, out_dims);  // all written below
   const T* x = a.data<T>();
   const T* y = b.data<T>();
   R* z = out.data<R>();

@@ -278,7 +278,7 @@ inline void bias_add_kernel(KernelContext& ctx) {
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (BiasAddTypes::accepts<T>) {
-      Value& out = ctx.allocate_output(0, value.dtype(), value.dims());
+      Value& out = ctx.allocate_output_for_overwrite(0, value.dtype(), value.dims());
       const T* x = value.data<T>();
       const T* b = bias.data<T>();
       T* y = out.data<T>();
