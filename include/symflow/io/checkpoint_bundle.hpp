@@ -481,13 +481,14 @@ class BundleReader {
         throw InvalidArgumentError("Cannot read slice " + dims_to_string(start) + "+" +
                                    dims_to_string(length) + " of " + what + ": it lies outside " +
                                    dims_to_string(entry.shape));
-    Value out(entry.dtype, length);
     if (entry.slices.empty()) {
-      const Value whole = read_whole(name, entry);
+      Value whole = read_whole(name, entry);
       if (length == entry.shape) return whole;
+      Value out(entry.dtype, length);
       copy_box(whole, start, out, Dims(start.size(), 0), length);
       return out;
     }
+    Value out(entry.dtype, length);
     if (entry.dtype == DType::string)
       throw UnimplementedError("Cannot read tensor '" + std::string(name) + "' of checkpoint " +
                                prefix_ + ": symflow does not read partitioned string tensors");
