@@ -15,8 +15,14 @@
 # Every source of one program must agree: SYMFLOW_COMPILED everywhere or nowhere.
 include_guard(GLOBAL)
 
+# The definitions in one source (for a build by hand), and as two sources that compile side by
+# side (about 90 s and 60 s of one core at -O2, where the one source takes 150 s): the build
+# tree's library and an installed package's consumers use the two.
 set(SYMFLOW_COMPILED_SOURCE "${PROJECT_SOURCE_DIR}/cmake/symflow_compiled.cpp")
-add_library(symflow_compiled STATIC EXCLUDE_FROM_ALL "${SYMFLOW_COMPILED_SOURCE}")
+set(SYMFLOW_COMPILED_PART_SOURCES
+  "${PROJECT_SOURCE_DIR}/cmake/symflow_compiled_part1.cpp"
+  "${PROJECT_SOURCE_DIR}/cmake/symflow_compiled_part2.cpp")
+add_library(symflow_compiled STATIC EXCLUDE_FROM_ALL ${SYMFLOW_COMPILED_PART_SOURCES})
 add_library(symflow::compiled ALIAS symflow_compiled)
 target_link_libraries(symflow_compiled PUBLIC symflow::symflow)
 target_compile_definitions(symflow_compiled PUBLIC SYMFLOW_COMPILED)
