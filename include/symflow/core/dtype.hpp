@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -76,6 +77,11 @@ constexpr std::string_view dtype_name(DType d) {
       break;
   }
   return "invalid";
+}
+
+// std::cout << dtype prints what Python's print(tf.float32) prints: <dtype: 'float32'>.
+inline std::ostream& operator<<(std::ostream& os, DType d) {
+  return os << "<dtype: '" << dtype_name(d) << "'>";
 }
 
 // GraphDef enum name: "DT_FLOAT".

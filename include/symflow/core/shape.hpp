@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -173,5 +174,11 @@ inline std::string python_shape(const Shape& s) {
   return out + (d.size() == 1 ? ",)" : ")");
 }
 }  // namespace detail
+
+// std::cout << x.get_shape() prints what Python's print(x.shape) prints: "(2, 3)",
+// "(None, 3)", "()", "<unknown>".
+inline std::ostream& operator<<(std::ostream& os, const Shape& s) {
+  return os << detail::python_shape(s);
+}
 
 }  // namespace symflow

@@ -3,6 +3,7 @@
 // by "node:0") and the value that replaces it for one run.
 
 #include <concepts>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -31,6 +32,11 @@ struct Feed {
   Feed(const Tensor<T>& t,
        std::initializer_list<std::initializer_list<std::type_identity_t<T>>> list)
       : tensor(Output(t)), value(list) {}
+  // A std::vector is a 1-D value (a Value holds any other shape: Value::from_vector).
+  template <Element T>
+  Feed(Output t, const std::vector<T>& elements)
+      : tensor(std::move(t)),
+        value(Value::from_vector(elements, Dims{static_cast<std::int64_t>(elements.size())})) {}
 };
 
 // One thing to fetch: a tensor (its value comes back), an operation (run for its
@@ -75,5 +81,18 @@ inline Value Output::eval(const FeedDict& feeds) const {
   return eval(*stack.back(), feeds);
 }
 inline Value Output::eval() const { return eval(FeedDict{}); }
+
+inline void Operation::run(Evaluator& session, const FeedDict& feeds) const {
+  session.evaluate({Fetch(*this)}, feeds);
+}
+inline void Operation::run(const FeedDict& feeds) const {
+  auto& stack = detail::default_evaluators();
+  if (stack.empty())
+    throw ValueError(
+        "Cannot execute operation using `run()`: No default session is registered. Use "
+        "`auto guard = sess.as_default();` or pass an explicit session to `run(sess)`");
+  run(*stack.back(), feeds);
+}
+inline void Operation::run() const { run(FeedDict{}); }
 
 }  // namespace symflow

@@ -13,6 +13,9 @@ namespace symflow {
 
 class Graph;
 class Output;
+class Evaluator;
+struct Feed;
+using FeedDict = std::vector<Feed>;
 
 class Operation {
  public:
@@ -41,6 +44,12 @@ class Operation {
   std::vector<Operation> control_inputs() const;
   Graph graph() const;
   NodeDef node_def() const;
+
+  // Runs this op in the default session (see Session::as_default, InteractiveSession),
+  // or in `session`: tf.Operation.run.
+  void run() const;
+  void run(const FeedDict& feeds) const;
+  void run(Evaluator& session, const FeedDict& feeds) const;
 
   const detail::Node& node() const { return graph_->node(id_); }
   const std::shared_ptr<detail::GraphState>& graph_state() const { return graph_; }

@@ -2,6 +2,7 @@
 // Output: an untyped handle to one output of one node, named "node:index".
 // Tensor<T>: the same handle with its element type in the C++ type.
 
+#include <initializer_list>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -13,9 +14,7 @@
 
 namespace symflow {
 
-class Evaluator;
-struct Feed;
-using FeedDict = std::vector<Feed>;
+class Index;  // ops/indexing.hpp
 
 template <Element T>
 class Tensor;
@@ -65,6 +64,10 @@ class Output {
   Value eval(Evaluator& session, const FeedDict& feeds) const;
   Value eval(Evaluator& session) const;
 
+  // Python's t[...]: one StridedSlice (ops/indexing.hpp, which defines these).
+  Output operator[](const Index& index) const;
+  Output operator[](std::initializer_list<Index> spec) const;
+
   // Checked view with a C++ element type; TypeError when the dtype differs.
   template <Element T>
   Tensor<T> as() const;
@@ -110,6 +113,10 @@ class Tensor : public Output {
                       std::string(dtype_name(output.dtype())) + ", expected " +
                       std::string(dtype_name(dtype_v<T>)));
   }
+
+  // Python's t[...], keeping the element type (ops/indexing.hpp).
+  Tensor operator[](const Index& index) const;
+  Tensor operator[](std::initializer_list<Index> spec) const;
 };
 
 template <Element T>

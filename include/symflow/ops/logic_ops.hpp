@@ -2,7 +2,7 @@
 // Comparisons (Equal, Less, ...), logical ops (LogicalAnd, LogicalOr, LogicalNot and
 // the composed logical_xor), selection (Select, SelectV2, Where), ArgMax/ArgMin, and
 // clip_by_value, which TensorFlow 1.x composes from Minimum and Maximum. This header
-// holds the graph-building functions and the conversion of C++ scalar operands; the
+// holds the graph-building functions (C++ scalar operands: ops/scalar_operand.hpp); the
 // ops' descriptions are in ops/defs/logic.hpp, their CPU kernels in
 // backend/cpu/kernels/logic.hpp.
 
@@ -13,73 +13,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "symflow/detail/float_repr.hpp"
 #include "symflow/ops/defs/logic.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
+#include "symflow/ops/scalar_operand.hpp"
 
 namespace symflow {
 
 namespace detail {
-
-// ---- scalar operands ----------------------------------------------------------------
-// A C++ number given where a tensor is expected becomes a Const of the other operand's
-// dtype, as convert_to_tensor(y, dtype=x.dtype) does. TensorFlow refuses to turn a
-// float into an integer (or a number into a bool), and so do we.
-template <class S>
-concept ScalarOperand = std::is_arithmetic_v<S>;
-
-template <ScalarOperand S>
-std::string scalar_python_repr(S s) {
-  if constexpr (std::is_same_v<S, bool>)
-    return s ? "True" : "False";
-  else if constexpr (std::is_floating_point_v<S>)
-    return python_float_repr(s);
-  else
-    return std::to_string(s);
-}
-
-template <ScalarOperand S>
-constexpr std::string_view scalar_python_type_name() {
-  if constexpr (std::is_same_v<S, bool>)
-    return "bool";
-  else if constexpr (std::is_floating_point_v<S>)
-    return "float";
-  else
-    return "int";
-}
-
-template <ScalarOperand S>
-Value scalar_as(DType dtype, S s, std::string_view param, std::string_view op_type) {
-  return visit_dtype(dtype, [&](auto tag) -> Value {
-    using T = typename decltype(tag)::type;
-    constexpr bool float_to_int = std::is_floating_point_v<S> && !std::is_floating_point_v<T>;
-    constexpr bool number_to_bool = std::is_same_v<T, bool> && !std::is_same_v<S, bool>;
-    if constexpr (float_to_int || number_to_bool) {
-      throw TypeError("Expected " + std::string(dtype_name(dtype)) + " passed to parameter '" +
-                      std::string(param) + "' of op '" + std::string(op_type) + "', got " +
-                      scalar_python_repr(s) + " of type '" +
-                      std::string(scalar_python_type_name<S>()) + "' instead.");
-    } else {
-      return Value(static_cast<T>(s));
-    }
-  });
-}
-
-// Builds `def` on a tensor and a scalar operand (a Const "<op>/y", or "<op>/x" when it
-// comes first), inside the op's name scope. `typed`: the op has a "T" attr.
-template <ScalarOperand S>
-Output build_with_scalar(const OpDef& def, const Output& tensor, S scalar, bool scalar_first,
-                         bool typed, std::string_view name, std::string_view default_name) {
-  OpBuilder b(graph_of({tensor}), name, default_name);
-  std::string_view param = scalar_first ? "x" : "y";
-  Output c = b.constant_arg(scalar_as(tensor.dtype(), scalar, param, def.type), param);
-  std::vector<Output> in =
-      scalar_first ? std::vector<Output>{c, tensor} : std::vector<Output>{tensor, c};
-  AttrMap attrs;
-  if (typed) attrs = {{"T", tensor.dtype()}};
-  return b.build(def, in, std::move(attrs)).output(0);
-}
 
 // ---- ArgMax, ArgMin ---------------------------------------------------------------------
 inline Output arg_reduce(const OpDef& def, const Output& input, std::int64_t axis,
@@ -95,8 +36,8 @@ inline Output arg_reduce(const OpDef& def, const Output& input, std::int64_t axi
 }  // namespace detail
 
 // ---- user functions ---------------------------------------------------------------------
-// tf.equal(x, y) and friends: elementwise, with broadcasting, to a bool tensor. `y` may
-// be a C++ number, converted to x's dtype as a Const "<op>/y".
+// tf.equal(x, y) and friends: elementwise, with broadcasting, to a bool tensor. Either
+// operand may be a C++ number, converted to the other's dtype as a Const "<op>/y" ("<op>/x").
 #define SYMFLOW_COMPARE_FUNCTION(fn, op_def, default_name)                                         \
   inline Tensor<bool> fn(const Output& x, const Output& y, std::string_view name = {}) {           \
     return Tensor<bool>(detail::binary(op_def, x, y, name, default_name));                         \
@@ -104,6 +45,10 @@ inline Output arg_reduce(const OpDef& def, const Output& input, std::int64_t axi
   template <detail::ScalarOperand S>                                                               \
   Tensor<bool> fn(const Output& x, S y, std::string_view name = {}) {                              \
     return Tensor<bool>(detail::build_with_scalar(op_def, x, y, false, true, name, default_name)); \
+  }                                                                                                \
+  template <detail::ScalarOperand S>                                                               \
+  Tensor<bool> fn(S x, const Output& y, std::string_view name = {}) {                              \
+    return Tensor<bool>(detail::build_with_scalar(op_def, y, x, true, true, name, default_name));  \
   }
 
 SYMFLOW_COMPARE_FUNCTION(equal, detail::kEqualOp, "Equal")

@@ -280,3 +280,6 @@ requires(!std::is_same_v<T, bool>) void operator~(const Tensor<T>&) {
 #if !defined(SYMFLOW_COMPILED)
 #include "symflow/ops/operators_inl.hpp"
 #endif
+
+// x[...] needs the operators (a tensor index i ends at i + 1): it comes with them.
+#include "symflow/ops/indexing.hpp"  // IWYU pragma: export

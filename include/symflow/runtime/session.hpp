@@ -32,7 +32,7 @@ namespace detail {
 class SessionImpl;
 }
 
-class Session final : public Evaluator {
+class Session : public Evaluator {
  public:
   // The devices are made here, in the program's own source, not in the compiled library
   // (detail/config.hpp): whether the program has a GPU backend (SYMFLOW_THRUST, set by

@@ -55,7 +55,7 @@ class SessionImpl {
     std::shared_lock lock(mutex_);
     const Plan& plan = plan_of(fetches, feeds, targets, lock);
     Run run(plan, run_devices_, state_);
-    for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
+    feed_all(run, plan, feeds);
     run.go();
     return run.results();
   }
@@ -74,7 +74,7 @@ class SessionImpl {
     const Plan& plan = plan_for(
         key, [&] { return std::vector<Fetch>{fetch}; }, feeds, no_targets(), lock);
     Run run(plan, run_devices_, state_);
-    for (std::size_t i = 0; i < feeds.size(); ++i) run.feed(i, feeds[i].value);
+    feed_all(run, plan, feeds);
     run.go();
     return run.result();
   }
@@ -394,15 +394,32 @@ class SessionImpl {
       if (want[i] >= 0 && want[i] != dims[i]) return false;
     return true;
   }
-  // Feeds are checked against the tensor's static type before anything runs.
+  // Feeds are checked against the tensor's static type before anything runs. A host
+  // value of another numeric or bool dtype is converted as NumPy's astype converts it,
+  // as TensorFlow's Python client does (np.asarray(value, dtype)): feed_all.
+  static bool converts(DType from, DType to, const Value& v) {
+    return from != DType::string && to != DType::string && from != DType::invalid &&
+           to != DType::invalid && v.memory_space() == MemorySpace::host;
+  }
+  static void feed_all(Run& run, const Plan& plan, const FeedDict& feeds) {
+    for (std::size_t i = 0; i < feeds.size(); ++i) {
+      const Value& v = feeds[i].value;
+      const DType want = plan.feed_specs[i].dtype;
+      if (v.dtype() == want) [[likely]]
+        run.feed(i, v);
+      else
+        run.feed(i, v.astype(want));
+    }
+  }
   static void check_feed(const std::string& name, DType dtype, const Shape& shape, const Value& v) {
     if (v.dtype() == dtype && fits(shape, v.dims())) [[likely]]
       return;
     if (v.is_none()) throw ValueError("Cannot feed an empty value for Tensor '" + name + "'");
-    if (v.dtype() != dtype)
+    if (v.dtype() != dtype && !converts(v.dtype(), dtype, v))
       throw TypeError("Cannot feed value of dtype " + std::string(dtype_name(v.dtype())) +
                       " for Tensor '" + name + "', which has dtype " +
                       std::string(dtype_name(dtype)));
+    if (fits(shape, v.dims())) return;
     throw ValueError("Cannot feed value of shape " + Shape(v.dims()).to_string() + " for Tensor '" +
                      name + "', which has shape '" + shape.to_string() + "'");
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "symflow/graph/collections.hpp"
+#include "symflow/graph/feed.hpp"
 #include "symflow/graph/scopes.hpp"
 #include "symflow/ops/array_ops.hpp"
 #include "symflow/ops/cond.hpp"
@@ -100,6 +101,12 @@ class Variable {
   Output assign_sub(const TensorArg& delta, std::string_view name = {}) const {
     return symflow::assign_sub(ref(), delta, false, name);
   }
+
+  // The variable's value in the default session (Session::as_default,
+  // InteractiveSession) or in `session`: tf.Variable.eval.
+  Value eval() const { return ref().eval(); }
+  Value eval(const FeedDict& feeds) const { return ref().eval(feeds); }
+  Value eval(Evaluator& session) const { return ref().eval(session); }
 
   // Sets the variable's value in `session` without running an op (Variable.load).
   template <class SessionT>
