@@ -139,6 +139,11 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   (void)reduce_min(x, {0, 1});
   (void)cast(x, DType::int32);
   (void)sign(x);
+  (void)div_no_nan(x, x);
+  (void)cos(x);
+  (void)sin(x);
+  (void)ceil(x);
+  (void)round(x);
   (void)shape(x);
   (void)size(x);
   (void)rank(x);
@@ -165,6 +170,10 @@ TEST_CASE("ops/registry: the op functions build nodes of registered entries") {
   (void)random_uniform({2}, DType::int32, {.maxval = 10});
   (void)truncated_normal({2});
   (void)random_shuffle(x);
+  (void)is_nan(x);
+  (void)is_inf(x);
+  (void)is_finite(x);
+  (void)check_numerics(x, "m");
 
   std::set<std::string> built;
   for (const Operation& op : g.get_operations()) {

@@ -4,14 +4,19 @@
 // helpers other areas' gradients share.
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/data_flow_ops.hpp"
 #include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/operators.hpp"
 #include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/transform_ops.hpp"
 
 namespace symflow::detail {
 
@@ -103,6 +108,15 @@ inline std::vector<Output> floor_mod_grad(const GradContext& c) {
   return {sum_to_shape_of(g, x), sum_to_shape_of(gy, y)};
 }
 
+// DivNoNan: g / y and -g * x / y^2 as TensorFlow writes them, each division a DivNoNan,
+// so that nothing flows back where y == 0. The products are `*` ("mul"), as in TensorFlow.
+inline std::vector<Output> div_no_nan_grad(const GradContext& c) {
+  const Output x = c.input(0), y = c.input(1), g = c.grad();
+  Output gx = div_no_nan(g, y);
+  Output gy = g * div_no_nan(div_no_nan(negative(x), y), y);
+  return {sum_to_shape_of(gx, x), sum_to_shape_of(gy, y)};
+}
+
 // ---- elementwise unary ops --------------------------------------------------------------
 inline std::vector<Output> neg_grad(const GradContext& c) { return {negative(c.grad())}; }
 
@@ -127,6 +141,13 @@ inline std::vector<Output> exp_grad(const GradContext& c) {
 
 inline std::vector<Output> log_grad(const GradContext& c) { return {divide(c.grad(), c.input(0))}; }
 
+inline std::vector<Output> cos_grad(const GradContext& c) {
+  Output minus_g = negative(c.grad());
+  return {minus_g * sin(c.input(0))};
+}
+
+inline std::vector<Output> sin_grad(const GradContext& c) { return {c.grad() * cos(c.input(0))}; }
+
 // ---- MatMul ------------------------------------------------------------------------------
 inline std::vector<Output> matmul_grad(const GradContext& c) {
   const Output a = c.input(0), b = c.input(1), g = c.grad();
@@ -139,17 +160,58 @@ inline std::vector<Output> matmul_grad(const GradContext& c) {
 }
 
 // ---- reductions ---------------------------------------------------------------------------
-// The shape of a reduction's result with its reduced axes kept as 1s: a Const when x's
-// shape is known, else shape(x) * keep + reduced. Needs x's rank and constant axes.
-inline Output kept_dims_shape(const GradContext& c, std::vector<bool>& reduced) {
+// The value of a tensor the graph fixes before it runs, as TensorFlow's constant_value
+// finds it for reduction axes: a Const, the Rank of an input of known rank, or a Range
+// of such integers. nullopt for anything else.
+inline std::optional<Value> constant_int_value(const Output& t) {
+  const Operation op = t.op();
+  if (op.type() == "Const") return op.get_attr<Value>("value");
+  if (op.type() == "Rank") {
+    const Shape& s = op.inputs()[0].get_shape();
+    if (s.has_rank()) return Value(static_cast<std::int32_t>(s.rank()));
+    return std::nullopt;
+  }
+  if (op.type() != "Range" || !is_integer(t.dtype())) return std::nullopt;
+  std::vector<std::int64_t> bounds;
+  for (const Output& in : op.inputs()) {
+    auto v = constant_int_value(in);
+    if (!v || v->rank() != 0) return std::nullopt;
+    bounds.push_back(shape_argument(*v)[0]);
+  }
+  const std::int64_t start = bounds[0], limit = bounds[1], delta = bounds[2];
+  if (delta == 0) return std::nullopt;
+  Dims values;
+  // Axes are few: a longer range is left to the graph (reduced_shape below) rather than
+  // listed here.
+  constexpr std::size_t kMaxListed = 64;
+  for (std::int64_t v = start; delta > 0 ? v < limit : v > limit; v += delta) {
+    if (values.size() == kMaxListed) return std::nullopt;
+    values.push_back(v);
+  }
+  return int32_vector(values).astype(t.dtype());
+}
+
+// The shape of a reduction's result with its reduced axes kept as 1s. With x's rank and
+// the axes fixed in the graph: a Const when x's shape is known, else shape(x) * keep +
+// reduced. Otherwise TensorFlow's reduced_shape, computed when the graph runs: the axes
+// made nonnegative ((axes + rank) % rank) and a DynamicStitch of shape(x) with 1s there.
+inline Output kept_dims_shape(const GradContext& c) {
   const Output x = c.input(0);
-  const Operation axes_op = c.input(1).op();
-  if (!x.get_shape().has_rank() || axes_op.type() != "Const")
-    throw LookupError("The gradient of " + c.op.type() + " '" + c.op.name() +
-                      "' needs an input of known rank and constant axes");
+  const std::optional<Value> axes_value = constant_int_value(c.input(1));
+  Graph g = x.graph();
+  if (!x.get_shape().has_rank() || !axes_value) {
+    Output input_shape = shape(x);
+    Output axes = cast(c.input(1), DType::int32);
+    Output input_rank = size(input_shape);
+    axes = floormod(axes + input_rank, input_rank, "mod");
+    Output axes_shape = shape(axes);
+    Output one = make_const(g, Value(std::int32_t{1}), "Const").output(0);
+    return dynamic_stitch({range(input_rank), axes}, {input_shape, fill(axes_shape, one)},
+                          "DynamicStitch");
+  }
   std::string error;
-  reduced = reduction_mask(shape_argument(axes_op.get_attr<Value>("value")), x.get_shape().rank(),
-                           error, false);
+  const AxisMask reduced =
+      reduction_mask(shape_argument(*axes_value), x.get_shape().rank(), error, false);
   if (!error.empty()) throw ValueError(error);
   Dims kept = x.get_shape().dims();
   bool known = true;
@@ -157,16 +219,12 @@ inline Output kept_dims_shape(const GradContext& c, std::vector<bool>& reduced) 
     if (reduced[i]) kept[i] = 1;
     known = known && kept[i] != unknown_dim;
   }
-  if (known) {
-    Graph g = x.graph();
-    return make_const(g, int32_vector(kept), "Const").output(0);
-  }
+  if (known) return make_const(g, int32_vector(kept), "Const").output(0);
   Dims keep_mask(kept.size()), ones_mask(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) {
     keep_mask[i] = reduced[i] ? 0 : 1;
     ones_mask[i] = reduced[i] ? 1 : 0;
   }
-  Graph g = x.graph();
   Output keep = make_const(g, int32_vector(keep_mask), "Const").output(0);
   Output ones = make_const(g, int32_vector(ones_mask), "Const").output(0);
   return add(multiply(shape(x), keep), ones);
@@ -174,8 +232,7 @@ inline Output kept_dims_shape(const GradContext& c, std::vector<bool>& reduced) 
 
 // The incoming gradient broadcast back over the reduced axes.
 inline Output broadcast_back(const GradContext& c, const Output& grad) {
-  std::vector<bool> reduced;
-  Output kept = reshape(grad, kept_dims_shape(c, reduced));
+  Output kept = reshape(grad, kept_dims_shape(c));
   const Output x = c.input(0);
   if (x.get_shape().is_fully_defined()) return broadcast_to(kept, x.get_shape().dims());
   return broadcast_to(kept, shape(x));
@@ -203,8 +260,7 @@ inline std::vector<Output> mean_grad(const GradContext& c) {
 // Max/Min: the gradient is shared equally by the elements equal to the result.
 inline std::vector<Output> extremum_reduction_grad(const GradContext& c) {
   const Output x = c.input(0);
-  std::vector<bool> reduced;
-  Output kept = kept_dims_shape(c, reduced);
+  Output kept = kept_dims_shape(c);
   Output y = reshape(c.output(0), kept);
   Output g = reshape(c.grad(), kept);
   Output indicators = cast(equal(y, x), x.dtype());
@@ -232,6 +288,7 @@ inline constexpr auto kMathOpEntries = std::to_array<OpEntry>({
     {&kFloorDivOp, not_differentiable},
     {&kFloorModOp, floor_mod_grad},
     {&kModOp, nullptr},
+    {&kDivNoNanOp, div_no_nan_grad},
     {&kNegOp, neg_grad},
     {&kSquareOp, square_grad},
     {&kAbsOp, abs_grad},
@@ -239,6 +296,13 @@ inline constexpr auto kMathOpEntries = std::to_array<OpEntry>({
     {&kExpOp, exp_grad},
     {&kLogOp, log_grad},
     {&kSignOp, not_differentiable},
+    {&kCosOp, cos_grad},
+    {&kSinOp, sin_grad},
+    {&kCeilOp, not_differentiable},  // piecewise constant: TensorFlow's gradient is None
+    {&kRoundOp, not_differentiable},
+    {&kIsNanOp, not_differentiable},  // as TensorFlow: bool outputs
+    {&kIsInfOp, not_differentiable},
+    {&kIsFiniteOp, not_differentiable},
     {&kMatMulOp, matmul_grad},
     {&kSumOp, sum_grad},
     {&kMeanOp, mean_grad},

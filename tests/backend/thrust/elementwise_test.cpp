@@ -321,7 +321,7 @@ TEST_CASE("thrust/elementwise: every fusible op has a device op code, a kernel a
     CHECK(info.arity == def->arity);
     CHECK(static_cast<bool>(gpu.kernel(*entry.def)));
   }
-  CHECK(fusible == 36);
+  CHECK(fusible == 41);
 }
 
 }  // namespace symflow_test_backend_thrust_elementwise_test

@@ -53,6 +53,7 @@ inline constexpr int kMaxFusedSteps = 32;
   X(FloorDiv, FloorDivFn, 2, true)                   \
   X(FloorMod, FloorModFn, 2, true)                   \
   X(Mod, ModFn, 2, true)                             \
+  X(DivNoNan, DivNoNanFn, 2, true)                   \
   X(Neg, NegFn, 1, true)                             \
   X(Square, SquareFn, 1, true)                       \
   X(Abs, AbsFn, 1, true)                             \
@@ -60,6 +61,10 @@ inline constexpr int kMaxFusedSteps = 32;
   X(Exp, ExpFn, 1, true)                             \
   X(Log, LogFn, 1, true)                             \
   X(Sign, SignFn, 1, true)                           \
+  X(Cos, CosFn, 1, true)                             \
+  X(Sin, SinFn, 1, true)                             \
+  X(Ceil, CeilFn, 1, true)                           \
+  X(Round, RoundFn, 1, true)                         \
   X(Floor, FloorFn, 1, true)                         \
   X(Log1p, Log1pFn, 1, true)                         \
   X(Rsqrt, RsqrtFn, 1, true)                         \

@@ -1,8 +1,8 @@
 #pragma once
 // Thrust kernels: elementwise ops. Arithmetic (Add ... SquaredDifference, AddV2, FloorDiv,
-// FloorMod, Mod, with NumPy broadcasting), unary math, activations and their "XxxGrad"
-// ops, comparisons, logical ops, Select, SelectV2, Cast, AddN, ZerosLike, OnesLike and
-// Fill.
+// FloorMod, Mod, DivNoNan, with NumPy broadcasting), unary math (IsNan, IsInf and IsFinite among
+// them), activations and their "XxxGrad" ops, comparisons, logical ops, Select, SelectV2,
+// Cast, AddN, ZerosLike, OnesLike and Fill.
 //
 // Every element goes through the very functor the CPU kernel calls (ops/defs/*.hpp, marked
 // SYMFLOW_HD), so results are the CPU's formulas; the checks before a launch (shapes,
@@ -343,6 +343,18 @@ void logical_binary_kernel(KernelContext& ctx) {
 }
 inline void logical_not_kernel(KernelContext& ctx) { map_unary<bool, bool>(ctx, LogicalNotFn{}); }
 
+// IsNan, IsInf, IsFinite: float in, bool out.
+template <class Fn>
+void float_class_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>)
+      map_unary<T, bool>(ctx, Fn{});
+    else
+      sd::unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
 inline void cast_kernel(KernelContext& ctx) {
   visit_dtype(ctx.input(0).dtype(), [&](auto from) {
     using S = typename decltype(from)::type;
@@ -488,6 +500,8 @@ inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
      symflow::detail::elementwise_of<symflow::detail::FloorModFn, 2>()},
     {&symflow::detail::kModOp, elementwise_kernels::binary_kernel<symflow::detail::ModFn>,
      symflow::detail::elementwise_of<symflow::detail::ModFn, 2>()},
+    {&symflow::detail::kDivNoNanOp, elementwise_kernels::binary_kernel<symflow::detail::DivNoNanFn>,
+     symflow::detail::elementwise_of<symflow::detail::DivNoNanFn, 2>()},
     {&symflow::detail::kSquaredDifferenceOp,
      elementwise_kernels::binary_kernel<symflow::detail::SquaredDifferenceFn>,
      symflow::detail::elementwise_of<symflow::detail::SquaredDifferenceFn, 2>()},
@@ -506,6 +520,14 @@ inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
      symflow::detail::elementwise_of<symflow::detail::LogFn, 1>()},
     {&symflow::detail::kSignOp, elementwise_kernels::unary_kernel<symflow::detail::SignFn>,
      symflow::detail::elementwise_of<symflow::detail::SignFn, 1>()},
+    {&symflow::detail::kCosOp, elementwise_kernels::unary_kernel<symflow::detail::CosFn>,
+     symflow::detail::elementwise_of<symflow::detail::CosFn, 1>()},
+    {&symflow::detail::kSinOp, elementwise_kernels::unary_kernel<symflow::detail::SinFn>,
+     symflow::detail::elementwise_of<symflow::detail::SinFn, 1>()},
+    {&symflow::detail::kCeilOp, elementwise_kernels::unary_kernel<symflow::detail::CeilFn>,
+     symflow::detail::elementwise_of<symflow::detail::CeilFn, 1>()},
+    {&symflow::detail::kRoundOp, elementwise_kernels::unary_kernel<symflow::detail::RoundFn>,
+     symflow::detail::elementwise_of<symflow::detail::RoundFn, 1>()},
     {&symflow::detail::kFloorOp, elementwise_kernels::nn_unary_kernel<symflow::detail::FloorFn>,
      symflow::detail::elementwise_of<symflow::detail::FloorFn, 1>()},
     {&symflow::detail::kLog1pOp, elementwise_kernels::nn_unary_kernel<symflow::detail::Log1pFn>,
@@ -565,6 +587,10 @@ inline constexpr auto kElementwiseKernels = std::to_array<KernelEntry>({
     {&symflow::detail::kLogicalOrOp,
      elementwise_kernels::logical_binary_kernel<symflow::detail::LogicalOrFn>},
     {&symflow::detail::kLogicalNotOp, elementwise_kernels::logical_not_kernel},
+    {&symflow::detail::kIsNanOp, elementwise_kernels::float_class_kernel<symflow::detail::IsNanFn>},
+    {&symflow::detail::kIsInfOp, elementwise_kernels::float_class_kernel<symflow::detail::IsInfFn>},
+    {&symflow::detail::kIsFiniteOp,
+     elementwise_kernels::float_class_kernel<symflow::detail::IsFiniteFn>},
     {&symflow::detail::kSelectOp, elementwise_kernels::select_kernel},
     {&symflow::detail::kSelectV2Op, elementwise_kernels::select_v2_kernel},
     // conversions and fills

@@ -1,9 +1,9 @@
 #pragma once
 // The math ops' descriptions: the elementwise functors (AddFn, ...) and their dtype
 // predicates, the integer wrap-around helpers, the shape functions of the elementwise
-// ops, MatMul, the reductions and Cast, and their OpDefs. No kernel and no graph: the
-// CPU kernels are in backend/cpu/kernels/math.hpp, the graph-building functions in
-// ops/math_ops.hpp.
+// ops (IsNan, IsInf and IsFinite among them), MatMul, the reductions and Cast, and their OpDefs. No
+// kernel and no graph: the CPU kernels are in backend/cpu/kernels/math.hpp, the graph-building
+// functions in ops/math_ops.hpp.
 
 #include <algorithm>
 #include <cmath>
@@ -258,6 +258,17 @@ struct ModFn : IntegerDivisorCheck {
   }
 };
 
+// DivNoNan: x / y, and 0 wherever y == 0 (also for 0 / 0, NaN / 0 and -0 divisors).
+struct DivNoNanFn {
+  static constexpr std::string_view type = "DivNoNan";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T a, T b) const {
+    return b == T{0} ? T{0} : a / b;
+  }
+};
+
 template <class Fn>
 constexpr bool fn_accepts(DType d) {
   switch (d) {
@@ -322,6 +333,7 @@ SYMFLOW_OP_DEF(kAddV2Op, binary_op_def<AddV2Fn>());
 SYMFLOW_OP_DEF(kFloorDivOp, binary_op_def<FloorDivFn>());
 SYMFLOW_OP_DEF(kFloorModOp, binary_op_def<FloorModFn>());
 SYMFLOW_OP_DEF(kModOp, binary_op_def<ModFn>());
+SYMFLOW_OP_DEF(kDivNoNanOp, binary_op_def<DivNoNanFn>());
 
 // ---- elementwise unary ops ----------------------------------------------------
 struct NegFn {
@@ -393,6 +405,48 @@ struct SignFn {
   }
 };
 
+struct CosFn {
+  static constexpr std::string_view type = "Cos";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return std::cos(x);
+  }
+};
+struct SinFn {
+  static constexpr std::string_view type = "Sin";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return std::sin(x);
+  }
+};
+struct CeilFn {
+  static constexpr std::string_view type = "Ceil";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    return std::ceil(x);
+  }
+};
+// Round: to the nearest integer, halves to the even one (rint under the default rounding
+// mode, which keeps -0.5 -> -0); integers are already round.
+struct RoundFn {
+  static constexpr std::string_view type = "Round";
+  template <class T>
+  static constexpr bool accepts = is_signed_number_v<T>;
+  template <class T>
+  SYMFLOW_HD T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::rint(x);
+    else
+      return x;
+  }
+};
+
 template <class Fn>
 std::vector<TensorSpec> infer_unary(const InferContext& c) {
   check_allowed(c, 0, "x", fn_accepts<Fn>);
@@ -411,6 +465,56 @@ SYMFLOW_OP_DEF(kSqrtOp, unary_op_def<SqrtFn>());
 SYMFLOW_OP_DEF(kExpOp, unary_op_def<ExpFn>());
 SYMFLOW_OP_DEF(kLogOp, unary_op_def<LogFn>());
 SYMFLOW_OP_DEF(kSignOp, unary_op_def<SignFn>());
+SYMFLOW_OP_DEF(kCosOp, unary_op_def<CosFn>());
+SYMFLOW_OP_DEF(kSinOp, unary_op_def<SinFn>());
+SYMFLOW_OP_DEF(kCeilOp, unary_op_def<CeilFn>());
+SYMFLOW_OP_DEF(kRoundOp, unary_op_def<RoundFn>());
+
+// ---- IsNan, IsInf, IsFinite -----------------------------------------------------
+// Float in, bool out. Written with comparisons only (NaN is the one value unequal to
+// itself; x - x is NaN exactly for infinities and NaN), so the same code runs on devices.
+struct IsNanFn {
+  static constexpr std::string_view type = "IsNan";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T x) const {
+    return x != x;
+  }
+};
+struct IsInfFn {
+  static constexpr std::string_view type = "IsInf";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T x) const {
+    return x == x && x - x != x - x;
+  }
+};
+struct IsFiniteFn {
+  static constexpr std::string_view type = "IsFinite";
+  template <class T>
+  static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T>
+  SYMFLOW_HD bool operator()(T x) const {
+    return x - x == x - x;
+  }
+};
+
+template <class Fn>
+std::vector<TensorSpec> infer_float_class(const InferContext& c) {
+  check_allowed(c, 0, "x", fn_accepts<Fn>);
+  return {{DType::bool_, c.shape(0)}};
+}
+
+template <class Fn>
+constexpr OpDef float_class_op_def() {
+  return OpDef{.type = Fn::type, .num_inputs = 1, .infer = infer_float_class<Fn>};
+}
+
+SYMFLOW_OP_DEF(kIsNanOp, float_class_op_def<IsNanFn>());
+SYMFLOW_OP_DEF(kIsInfOp, float_class_op_def<IsInfFn>());
+SYMFLOW_OP_DEF(kIsFiniteOp, float_class_op_def<IsFiniteFn>());
 
 // ---- MatMul ---------------------------------------------------------------------
 struct MatMulTypes {  // float32, float64, int32, int64

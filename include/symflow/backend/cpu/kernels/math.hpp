@@ -105,6 +105,18 @@ void unary_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- IsNan, IsInf, IsFinite -------------------------------------------------------
+template <class Fn>
+void float_class_kernel(KernelContext& ctx) {
+  visit_dtype(ctx.input(0).dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Fn::template accepts<T>)
+      cpu::unary<T, bool>(ctx, Fn{});
+    else
+      unsupported_dtype(ctx, ctx.input(0).dtype());
+  });
+}
+
 // ---- MatMul ---------------------------------------------------------------------
 inline void matmul_kernel(KernelContext& ctx) {
   const Value& a = ctx.input(0);
@@ -195,6 +207,7 @@ inline constexpr auto kMathCpuKernels = std::to_array<CpuKernel>({
     {&kFloorDivOp, binary_kernel<FloorDivFn>, elementwise_of<FloorDivFn, 2>()},
     {&kFloorModOp, binary_kernel<FloorModFn>, elementwise_of<FloorModFn, 2>()},
     {&kModOp, binary_kernel<ModFn>, elementwise_of<ModFn, 2>()},
+    {&kDivNoNanOp, binary_kernel<DivNoNanFn>, elementwise_of<DivNoNanFn, 2>()},
     {&kNegOp, unary_kernel<NegFn>, elementwise_of<NegFn, 1>()},
     {&kSquareOp, unary_kernel<SquareFn>, elementwise_of<SquareFn, 1>()},
     {&kAbsOp, unary_kernel<AbsFn>, elementwise_of<AbsFn, 1>()},
@@ -202,6 +215,13 @@ inline constexpr auto kMathCpuKernels = std::to_array<CpuKernel>({
     {&kExpOp, unary_kernel<ExpFn>, elementwise_of<ExpFn, 1>()},
     {&kLogOp, unary_kernel<LogFn>, elementwise_of<LogFn, 1>()},
     {&kSignOp, unary_kernel<SignFn>, elementwise_of<SignFn, 1>()},
+    {&kCosOp, unary_kernel<CosFn>, elementwise_of<CosFn, 1>()},
+    {&kSinOp, unary_kernel<SinFn>, elementwise_of<SinFn, 1>()},
+    {&kCeilOp, unary_kernel<CeilFn>, elementwise_of<CeilFn, 1>()},
+    {&kRoundOp, unary_kernel<RoundFn>, elementwise_of<RoundFn, 1>()},
+    {&kIsNanOp, float_class_kernel<IsNanFn>},
+    {&kIsInfOp, float_class_kernel<IsInfFn>},
+    {&kIsFiniteOp, float_class_kernel<IsFiniteFn>},
     {&kMatMulOp, matmul_kernel},
     {&kSumOp, reduction_kernel<Reduction::sum>},
     {&kMeanOp, reduction_kernel<Reduction::mean>},
