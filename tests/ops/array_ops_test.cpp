@@ -325,6 +325,21 @@ TEST_CASE("ops/fill: nodes and values") {
   CHECK_THROWS_AS(fill(Shape{-1, 2}, Value(1.0f)), ValueError);
 }
 
+TEST_CASE("ops/fill: dims computed at run time of a known length give a known rank") {
+  // TF: tf.fill(tf.shape(p), 1.0) with p of shape (?, 1) has rank 2; a dims tensor of
+  // unknown length gives an unknown rank.
+  Graph g;
+  auto guard = g.as_default();
+  auto p = placeholder<float>({-1, 1}, "p");
+  Output f = fill(shape(p), constant(1.0f));
+  CHECK(f.get_shape().has_rank());
+  CHECK(f.get_shape().rank() == 2);
+  auto d = placeholder<std::int32_t>({-1}, "d");
+  CHECK(!fill(d, constant(1.0f)).get_shape().has_rank());
+  Session sess(g);
+  CHECK(sess.run(f, {{p, {{1.0f}, {2.0f}, {3.0f}}}}).dims() == Dims{3, 1});
+}
+
 TEST_CASE("ops/zeros: a Const below 1000 elements") {
   // TF: tf.zeros([2,3]) is one Const named "zeros"; tf.ones([2,3]) one Const "ones".
   Graph g;

@@ -1,7 +1,7 @@
 #pragma once
-// Placeholder, PlaceholderWithDefault, Identity, Reshape, Fill and the zeros/ones helpers:
-// the graph-building functions. The ops' descriptions are in ops/defs/array.hpp, their CPU
-// kernels in backend/cpu/kernels/array.hpp.
+// Placeholder, PlaceholderWithDefault, Identity, Reshape, Fill, CheckNumerics and the
+// zeros/ones helpers: the graph-building functions. The ops' descriptions are in
+// ops/defs/array.hpp, their CPU kernels in backend/cpu/kernels/array.hpp.
 
 #include <string>
 #include <string_view>
@@ -114,6 +114,23 @@ inline Output fill(const Shape& shape, const Value& scalar, std::string_view nam
   Output v = b.constant_arg(scalar, "value");
   return b.build(detail::kFillOp, {d, v}, {{"T", scalar.dtype()}, {"index_type", DType::int32}})
       .output(0);
+}
+
+// tf.check_numerics(tensor, message): `tensor` (float32 or float64) passed on; a run in
+// which it holds a NaN or an infinity fails with InvalidArgumentError
+// "<message> : Tensor had NaN values" ("Inf values", "Inf and NaN values").
+inline Output check_numerics(const Output& tensor, std::string_view message,
+                             std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({tensor}), name, "CheckNumerics");
+  return b
+      .build(detail::kCheckNumericsOp, {tensor},
+             {{"T", tensor.dtype()}, {"message", std::string(message)}})
+      .output(0);
+}
+template <Element T>
+Tensor<T> check_numerics(const Tensor<T>& tensor, std::string_view message,
+                         std::string_view name = {}) {
+  return Tensor<T>(check_numerics(Output(tensor), message, name));
 }
 
 inline Output zeros(const Shape& shape, DType dtype = DType::float32, std::string_view name = {}) {

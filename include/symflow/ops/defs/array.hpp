@@ -1,15 +1,16 @@
 #pragma once
-// The descriptions of Placeholder, PlaceholderWithDefault, Identity, Reshape and Fill:
-// their shape functions, the reshape target resolution their shape function and kernel
-// share, and their OpDefs. The kernels are in backend/cpu/kernels/array.hpp, the
-// graph-building functions (tf.placeholder, tf.reshape, tf.zeros, ...) in
-// ops/array_ops.hpp.
+// The descriptions of Placeholder, PlaceholderWithDefault, Identity, Reshape, Fill and
+// CheckNumerics: their shape functions, the reshape target resolution their shape function
+// and kernel share, CheckNumerics' error text, and their OpDefs. The kernels are in
+// backend/cpu/kernels/array.hpp, the graph-building functions (tf.placeholder, tf.reshape,
+// tf.zeros, ...) in ops/array_ops.hpp.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "symflow/core/dtype.hpp"
 #include "symflow/core/errors.hpp"
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
@@ -117,11 +118,39 @@ SYMFLOW_OP_DEF(kReshapeOp, OpDef{.type = "Reshape",
 inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   require_rank(c.shape(1), 0);
   const Value* dims = c.constant(0);
-  return {{c.dtype(1), dims ? Shape(shape_argument(*dims)) : Shape::unknown()}};
+  if (dims) return {{c.dtype(1), Shape(shape_argument(*dims))}};
+  // Dims computed at run time but of a known length: the rank is known, as TensorFlow's
+  // shape function infers (a loss's ones_like(labels) with an unknown batch size).
+  const Shape& dims_shape = c.shape(0);
+  if (dims_shape.has_rank() && dims_shape.rank() == 1 && dims_shape.dims()[0] >= 0)
+    return {{c.dtype(1), Shape::unknown_dims(static_cast<int>(dims_shape.dims()[0]))}};
+  return {{c.dtype(1), Shape::unknown()}};
 }
 
 SYMFLOW_OP_DEF(kFillOp,
                OpDef{
                    .type = "Fill", .num_inputs = 2, .infer = infer_fill, .accepts_strings = true});
+
+// CheckNumerics(tensor): the tensor passed on, or an InvalidArgumentError when it holds a
+// NaN or an infinity. Stateful, as in TensorFlow, so that it is never folded away.
+inline bool is_float_dtype(DType d) { return is_floating(d); }
+
+inline std::vector<TensorSpec> infer_check_numerics(const InferContext& c) {
+  check_allowed(c, 0, "tensor", is_float_dtype);
+  return {c.inputs[0]};
+}
+
+SYMFLOW_OP_DEF(kCheckNumericsOp, OpDef{.type = "CheckNumerics",
+                                       .num_inputs = 1,
+                                       .infer = infer_check_numerics,
+                                       .stateful = true});
+
+// The failure's text, as TensorFlow's kernel words it (both backends share it): empty
+// when the tensor held neither NaN nor infinity.
+inline std::string check_numerics_error(const std::string& message, bool saw_nan, bool saw_inf) {
+  if (!saw_nan && !saw_inf) return {};
+  const char* what = saw_nan && saw_inf ? "Inf and NaN" : saw_nan ? "NaN" : "Inf";
+  return message + " : Tensor had " + what + " values";
+}
 
 }  // namespace symflow::detail

@@ -1,5 +1,6 @@
 #pragma once
-// The CPU kernels of Placeholder, PlaceholderWithDefault, Identity, Reshape and Fill, and
+// The CPU kernels of Placeholder, PlaceholderWithDefault, Identity, Reshape, Fill and
+// CheckNumerics, and
 // kArrayCpuKernels, the table that maps their OpDefs (ops/defs/array.hpp) to them.
 
 #include <algorithm>
@@ -8,10 +9,12 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/ops/defs/array.hpp"
+#include "symflow/ops/defs/math.hpp"
 
 namespace symflow::detail {
 
@@ -51,6 +54,27 @@ inline void fill_kernel(KernelContext& ctx) {
     std::memcpy(dst + static_cast<std::size_t>(i) * elem, v.raw_data(), elem);
 }
 
+// Passes its input on unless an element is NaN or infinite.
+inline void check_numerics_kernel(KernelContext& ctx) {
+  const Value& in = ctx.input(0);
+  visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      bool saw_nan = false, saw_inf = false;
+      for (T x : in.flat<T>()) {
+        saw_nan = saw_nan || IsNanFn{}(x);
+        saw_inf = saw_inf || IsInfFn{}(x);
+      }
+      const std::string error =
+          check_numerics_error(ctx.attr<std::string>("message"), saw_nan, saw_inf);
+      if (!error.empty()) ctx.fail(error);
+    } else {
+      ctx.fail("No kernel for dtype " + std::string(dtype_name(in.dtype())) + " on this op");
+    }
+  });
+  ctx.set_output(0, in);
+}
+
 inline constexpr auto kArrayCpuKernels = std::to_array<CpuKernel>({
     {&kPlaceholderOp, placeholder_kernel},
     {&kIdentityOp, identity_kernel},
@@ -58,6 +82,7 @@ inline constexpr auto kArrayCpuKernels = std::to_array<CpuKernel>({
     {&kPlaceholderWithDefaultOp, identity_kernel},
     {&kReshapeOp, reshape_kernel},
     {&kFillOp, fill_kernel},
+    {&kCheckNumericsOp, check_numerics_kernel},
 });
 
 }  // namespace symflow::detail
