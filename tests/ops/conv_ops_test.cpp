@@ -927,4 +927,149 @@ TEST_CASE("nn/max_pool and avg_pool: larger shapes match direct loops") {
   }
 }
 
+// ---- atrous_conv2d ---------------------------------------------------------------------
+
+// np.arange(60).reshape(1, 5, 6, 2) * 0.1 - 2 and np.arange(18).reshape(3, 3, 2, 1) * 0.05
+// - 0.3, in float32 (the oracle's inputs for atrous_conv2d).
+inline Value atrous_input() {
+  std::vector<float> v(60);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.1f - 2.0f;
+  return Value::from_vector(v, {1, 5, 6, 2});
+}
+inline Value atrous_filter() {
+  std::vector<float> v(18);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.05f - 0.3f;
+  return Value::from_vector(v, {3, 3, 2, 1});
+}
+
+TEST_CASE("nn/atrous_conv2d: the graph TensorFlow 1.x builds, and its constants") {
+  Graph g;
+  auto guard = g.as_default();
+  Output x = placeholder(DType::float32, Shape{2, 7, 7, 3}, "x");
+  Output f = constant(Value(DType::float32, {3, 3, 3, 2}), "f");
+  Output same = nn::atrous_conv2d(x, f, 2, "SAME");
+  Output valid = nn::atrous_conv2d(x, f, 2, "VALID");
+  Output plain = nn::atrous_conv2d(x, f, 1, "SAME");
+  std::vector<std::string> built;
+  for (const auto& [name, type] : nodes(g))
+    if (name != "x" && name != "f") built.push_back(name + ":" + type);
+  // TF (tf.nn.atrous_conv2d through tf.nn.convolution's _WithSpaceToBatch):
+  CHECK(built == std::vector<std::string>{
+                     "convolution/dilation_rate:Const",
+                     "convolution/filter_shape:Const",
+                     "convolution/stack:Const",
+                     "convolution/required_space_to_batch_paddings/input_shape:Const",
+                     "convolution/required_space_to_batch_paddings/paddings:Const",
+                     "convolution/required_space_to_batch_paddings/crops:Const",
+                     "convolution/SpaceToBatchND/block_shape:Const",
+                     "convolution/SpaceToBatchND/paddings:Const",
+                     "convolution/SpaceToBatchND:SpaceToBatchND",
+                     "convolution:Conv2D",
+                     "convolution/BatchToSpaceND/block_shape:Const",
+                     "convolution/BatchToSpaceND/crops:Const",
+                     "convolution/BatchToSpaceND:BatchToSpaceND",
+                     "convolution_1/dilation_rate:Const",
+                     "convolution_1/required_space_to_batch_paddings/input_shape:Const",
+                     "convolution_1/required_space_to_batch_paddings/base_paddings:Const",
+                     "convolution_1/required_space_to_batch_paddings/paddings:Const",
+                     "convolution_1/required_space_to_batch_paddings/crops:Const",
+                     "convolution_1/SpaceToBatchND/block_shape:Const",
+                     "convolution_1/SpaceToBatchND/paddings:Const",
+                     "convolution_1/SpaceToBatchND:SpaceToBatchND",
+                     "convolution_1:Conv2D",
+                     "convolution_1/BatchToSpaceND/block_shape:Const",
+                     "convolution_1/BatchToSpaceND/crops:Const",
+                     "convolution_1/BatchToSpaceND:BatchToSpaceND",
+                     "convolution_2:Conv2D"});
+  CHECK(same.shape() == Shape{2, 7, 7, 2});
+  CHECK(valid.shape() == Shape{2, 3, 3, 2});
+  CHECK(plain.shape() == Shape{2, 7, 7, 2});
+  const Operation conv = g.get_operation_by_name("convolution");
+  CHECK(input_names(conv) == std::vector<std::string>{"convolution/SpaceToBatchND:0", "f:0"});
+  CHECK(conv.get_attr<std::string>("padding") == "VALID");
+  CHECK(conv.get_attr<IntList>("strides").items == std::vector<std::int64_t>{1, 1, 1, 1});
+  CHECK(conv.get_attr<IntList>("dilations").items == std::vector<std::int64_t>{1, 1, 1, 1});
+  CHECK(plain.op().get_attr<std::string>("padding") == "SAME");
+  Session sess(g);
+  auto ints = [&](const std::string& name) {
+    return sess.run(g.get_operation_by_name(name).output(0)).to_vector<std::int32_t>();
+  };
+  using V = std::vector<std::int32_t>;
+  // TF: stack [[2, 2], [2, 2]]; paddings [[2, 3], [2, 3]]; crops [[0, 1], [0, 1]].
+  CHECK(ints("convolution/dilation_rate") == V{2, 2});
+  CHECK(ints("convolution/filter_shape") == V{3, 3, 3, 2});
+  CHECK(ints("convolution/stack") == V{2, 2, 2, 2});
+  CHECK(ints("convolution/required_space_to_batch_paddings/input_shape") == V{7, 7});
+  CHECK(ints("convolution/SpaceToBatchND/paddings") == V{2, 3, 2, 3});
+  CHECK(ints("convolution/BatchToSpaceND/crops") == V{0, 1, 0, 1});
+  CHECK(ints("convolution_1/required_space_to_batch_paddings/base_paddings") == V{0, 0, 0, 0});
+  CHECK(ints("convolution_1/SpaceToBatchND/paddings") == V{0, 1, 0, 1});
+  CHECK(ints("convolution_1/BatchToSpaceND/crops") == V{0, 1, 0, 1});
+}
+
+TEST_CASE("nn/atrous_conv2d: values against TF") {
+  Graph g;
+  auto guard = g.as_default();
+  Output x = constant(atrous_input(), "x");
+  Output f = constant(atrous_filter(), "f");
+  Output same = nn::atrous_conv2d(x, f, 2, "SAME");
+  Output valid = nn::atrous_conv2d(x, f, 2, "VALID");
+  Output three = nn::atrous_conv2d(x, f, 3, "SAME", "rate3");
+  CHECK(three.op().name() == "rate3/BatchToSpaceND");
+  Tensor<float> typed = nn::atrous_conv2d(Tensor<float>(x), Tensor<float>(f), 2, "SAME");
+  CHECK(same.shape() == Shape{1, 5, 6, 1});
+  CHECK(valid.shape() == Shape{1, 1, 2, 1});
+  CHECK(three.shape() == Shape{1, 5, 6, 1});
+  Session sess(g);
+  // TF's values (float32).
+  check_close(sess.run(same).to_vector<float>(),
+              {0.1f,  0.62f, 1.34f, 2.0f,  1.26f,   1.62f,   3.22f, 3.74f, 5.3f,  5.96f,
+               3.42f, 3.78f, 7.26f, 7.68f, 11.055f, 11.505f, 6.84f, 7.02f, 1.66f, 1.7f,
+               2.24f, 2.18f, 0.9f,  0.78f, 1.9f,    1.94f,   1.88f, 1.82f, 0.18f, 0.06f},
+              1e-5, false);
+  check_close(sess.run(valid).to_vector<float>(), {11.055f, 11.505f}, 1e-5, false);
+  CHECK(sess.run(Output(typed)).to_vector<float>() == sess.run(same).to_vector<float>());
+  check_close(sess.run(three).to_vector<float>(),
+              {2.68f, 3.2f,  3.72f, 2.56f, 2.92f, 3.28f, 5.8f,  6.32f, 6.84f, 4.72f,
+               5.08f, 5.44f, 0.59f, 0.73f, 0.87f, 0.29f, 0.35f, 0.41f, 2.32f, 2.36f,
+               2.4f,  2.2f,  2.08f, 1.96f, 2.56f, 2.6f,  2.64f, 1.48f, 1.36f, 1.24f},
+              1e-5, false);
+  // The paddings TF computed for rate 3: [[3, 4], [3, 3]], crops [[0, 1], [0, 0]].
+  CHECK(sess.run(g.get_operation_by_name("rate3/SpaceToBatchND/paddings").output(0))
+            .to_vector<std::int32_t>() == std::vector<std::int32_t>{3, 4, 3, 3});
+  CHECK(sess.run(g.get_operation_by_name("rate3/BatchToSpaceND/crops").output(0))
+            .to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 1, 0, 0});
+}
+
+TEST_CASE("nn/atrous_conv2d: bad arguments give TensorFlow's errors") {
+  Graph g;
+  auto guard = g.as_default();
+  Output x = placeholder(DType::float32, Shape{1, 5, 6, 2}, "x");
+  Output f = placeholder(DType::float32, Shape{3, 3, 2, 1}, "f");
+  auto message = [](auto&& fn) {
+    auto e = thrown<ValueError>(fn);
+    REQUIRE(e.has_value());
+    return std::string(e->what());
+  };
+  CHECK(message([&] { nn::atrous_conv2d(x, f, 0, "SAME"); }) ==
+        "all values of `dilation_rate` must be positive. Received: dilation_rate=[0 0]");
+  CHECK(message([&] { nn::atrous_conv2d(x, f, 2, "FOO"); }) ==
+        "`padding` must be one of 'SAME' or 'VALID'. Received: padding=FOO");
+  CHECK(message([&] {
+          nn::atrous_conv2d(x, placeholder(DType::float32, Shape{3, 3, 4, 1}), 2, "SAME");
+        }) ==
+        "The number of input channels is not divisible by the corresponding number of output "
+        "filters. Received: input.shape=(1, 5, 6, 2) with 2 channels and filters.shape=(3, 3, 4, "
+        "1) with 4 output filters.");
+  CHECK(message([&] {
+          nn::atrous_conv2d(placeholder(DType::float32, Shape{5, 6, 2}), f, 2, "SAME");
+        }) ==
+        "`input.shape.rank` must be >= than `num_spatial_dims + 2`. Received: input.shape=(5, 6, "
+        "2) of rank 3 and num_spatial_dims=2");
+  // TF computes the paddings with ops when the spatial dims are unknown; symflow does not.
+  CHECK(thrown<UnimplementedError>([&] {
+    nn::atrous_conv2d(placeholder(DType::float32, Shape{-1, -1, -1, 2}), f, 2, "SAME");
+  }));
+}
+
 }  // namespace symflow_test_ops_conv_ops_test

@@ -253,13 +253,6 @@ TEST_CASE("nn/depthwise_conv2d: the graph TensorFlow builds for rate 1") {
   REQUIRE(e);
   CHECK(std::string(e->message()) ==
         "`dilation_rate` must be positive. Received: dilation_rate=[0 1]");
-  // A rate above 1: TF wraps the op in SpaceToBatchND / BatchToSpaceND; symflow has neither.
-  auto u = thrown<UnimplementedError>([&] {
-    nn::depthwise_conv2d(x, w, {1, 1, 1, 1}, "SAME", {.rate = {2, 2}});
-  });
-  REQUIRE(u);
-  CHECK(contains(u->message(), "depthwise_conv2d with rate [2 2]"));
-  CHECK(contains(u->message(), "SpaceToBatchND"));
   // TF: the op's padding check, after the scope's two Consts.
   auto p = thrown<ValueError>([&] { nn::depthwise_conv2d(x, w, {1, 1, 1, 1}, "FOO"); });
   REQUIRE(p);
@@ -271,6 +264,102 @@ TEST_CASE("nn/depthwise_conv2d: the graph TensorFlow builds for rate 1") {
   REQUIRE(s);
   CHECK(contains(s->message(),
                  "DepthwiseConv2D requires the stride attribute to contain 4 values, but got: 2"));
+}
+
+// np.arange(60).reshape(1, 5, 6, 2) * 0.1 - 2 and np.arange(16).reshape(2, 2, 2, 2) * 0.1
+// - 0.7, in float32 (the oracle's inputs for the dilated cases).
+inline Value dilated_input() {
+  std::vector<float> v(60);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.1f - 2.0f;
+  return Value::from_vector(v, {1, 5, 6, 2});
+}
+inline Value dilated_filter() {
+  std::vector<float> v(16);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i) * 0.1f - 0.7f;
+  return Value::from_vector(v, {2, 2, 2, 2});
+}
+
+TEST_CASE("nn/depthwise_conv2d: a rate above 1, as TensorFlow builds and computes it") {
+  Graph g;
+  auto guard = g.as_default();
+  Output x = constant(dilated_input(), "x");
+  Output w = constant(dilated_filter(), "w");
+  Output same = nn::depthwise_conv2d(x, w, {1, 1, 1, 1}, "SAME", {.rate = {2, 2}});
+  Output valid = nn::depthwise_conv2d(x, w, {1, 1, 1, 1}, "VALID", {.rate = {1, 2}});
+  // TF: the op runs "VALID" between SpaceToBatchND and BatchToSpaceND, named after the
+  // scope; a rate of 1 in one dim still takes that path (block [1, 2]).
+  std::vector<std::string> built;
+  for (const auto& [name, type] : nodes(g))
+    if (name.starts_with("depthwise_1")) built.push_back(name + ":" + type);
+  CHECK(built ==
+        std::vector<std::string>{
+            "depthwise_1/Shape:Const", "depthwise_1/dilation_rate:Const",
+            "depthwise_1/required_space_to_batch_paddings/input_shape:Const",
+            "depthwise_1/required_space_to_batch_paddings/base_paddings:Const",
+            "depthwise_1/required_space_to_batch_paddings/paddings:Const",
+            "depthwise_1/required_space_to_batch_paddings/crops:Const",
+            "depthwise_1/SpaceToBatchND/block_shape:Const",
+            "depthwise_1/SpaceToBatchND/paddings:Const",
+            "depthwise_1/SpaceToBatchND:SpaceToBatchND", "depthwise_1:DepthwiseConv2dNative",
+            "depthwise_1/BatchToSpaceND/block_shape:Const",
+            "depthwise_1/BatchToSpaceND/crops:Const", "depthwise_1/BatchToSpaceND:BatchToSpaceND"});
+  CHECK(g.get_operation_by_name("depthwise/stack").type() == "Const");
+  const Operation op = g.get_operation_by_name("depthwise");
+  CHECK(op.type() == "DepthwiseConv2dNative");
+  CHECK(input_names(op) == std::vector<std::string>{"depthwise/SpaceToBatchND:0", "w:0"});
+  CHECK(op.get_attr<std::string>("padding") == "VALID");
+  CHECK(same.name() == "depthwise/BatchToSpaceND:0");
+  CHECK(same.get_shape() == Shape{1, 5, 6, 4});
+  CHECK(valid.get_shape() == Shape{1, 4, 4, 4});
+  Session sess(g);
+  auto ints = [&](const std::string& name) {
+    return sess.run(g.get_operation_by_name(name).output(0)).to_vector<std::int32_t>();
+  };
+  using V = std::vector<std::int32_t>;
+  CHECK(ints("depthwise/stack") == V{1, 1, 1, 1});
+  CHECK(ints("depthwise/SpaceToBatchND/paddings") == V{1, 2, 1, 1});
+  CHECK(ints("depthwise/BatchToSpaceND/crops") == V{0, 1, 0, 0});
+  CHECK(ints("depthwise_1/SpaceToBatchND/block_shape") == V{1, 2});
+  CHECK(ints("depthwise_1/SpaceToBatchND/paddings") == V{0, 0, 0, 0});
+  // TF's values (float32).
+  check_close(
+      sess.run(same).to_vector<float>(),
+      {-0.3f,  -0.36f, -0.35f, -0.4f,  -0.28f, -0.4f,  -0.42f, -0.52f, -0.16f, -0.24f, -0.22f,
+       -0.28f, -0.04f, -0.08f, -0.02f, -0.04f, 0.08f,  0.08f,  0.18f,  0.2f,   0.0f,   0.0f,
+       0.03f,  0.04f,  0.84f,  0.72f,  0.66f,  0.56f,  2.32f,  2.08f,  1.88f,  1.68f,  2.24f,
+       2.08f,  1.96f,  1.84f,  2.16f,  2.08f,  2.04f,  2.0f,   2.08f,  2.08f,  2.12f,  2.16f,
+       0.96f,  0.96f,  0.94f,  0.96f,  1.08f,  1.2f,   1.38f,  1.52f,  1.84f,  2.08f,  2.36f,
+       2.64f,  1.76f,  2.08f,  2.44f,  2.8f,   1.68f,  2.08f,  2.52f,  2.96f,  1.6f,   2.08f,
+       2.6f,   3.12f,  0.24f,  0.48f,  0.7f,   0.96f,  1.32f,  1.68f,  2.1f,   2.48f,  1.36f,
+       2.08f,  2.84f,  3.6f,   1.28f,  2.08f,  2.92f,  3.76f,  1.2f,   2.08f,  3.0f,   3.92f,
+       1.12f,  2.08f,  3.08f,  4.08f,  -0.48f, 0.0f,   0.46f,  0.96f,  -0.54f, -0.36f, -0.19f,
+       0.0f,   -1.72f, -1.36f, -1.06f, -0.68f, -1.92f, -1.52f, -1.18f, -0.76f, -2.12f, -1.68f,
+       -1.3f,  -0.84f, -2.32f, -1.84f, -1.42f, -0.92f, -1.68f, -1.44f, -1.25f, -1.0f},
+      1e-5, false);
+  check_close(
+      sess.run(valid).to_vector<float>(),
+      {1.6f,  1.12f, 0.68f, 0.24f, 1.52f, 1.12f, 0.76f, 0.4f,  1.44f,  1.12f, 0.84f, 0.56f, 1.36f,
+       1.12f, 0.92f, 0.72f, 1.12f, 1.12f, 1.16f, 1.2f,  1.04f, 1.12f,  1.24f, 1.36f, 0.96f, 1.12f,
+       1.32f, 1.52f, 0.88f, 1.12f, 1.4f,  1.68f, 0.64f, 1.12f, 1.64f,  2.16f, 0.56f, 1.12f, 1.72f,
+       2.32f, 0.48f, 1.12f, 1.8f,  2.48f, 0.4f,  1.12f, 1.88f, 2.64f,  0.16f, 1.12f, 2.12f, 3.12f,
+       0.08f, 1.12f, 2.2f,  3.28f, 0.0f,  1.12f, 2.28f, 3.44f, -0.08f, 1.12f, 2.36f, 3.6f},
+      1e-5, false);
+
+  // TF only warns about strides with a rate above 1 and passes them on: (1, 3, 4, 4).
+  CHECK(nn::depthwise_conv2d(x, w, {1, 2, 2, 1}, "SAME", {.rate = {2, 2}}).get_shape() ==
+        Shape{1, 3, 4, 4});
+  // TF's _WithSpaceToBatch padding check (after the scope's Consts).
+  auto p = thrown<ValueError>([&] {
+    nn::depthwise_conv2d(x, w, {1, 1, 1, 1}, "FOO", {.rate = {2, 2}});
+  });
+  REQUIRE(p);
+  CHECK(std::string(p->message()) ==
+        "`padding` must be one of 'SAME' or 'VALID'. Received: padding=FOO");
+  // Unknown spatial dims: TF computes the paddings with ops; symflow does not build that.
+  CHECK(thrown<UnimplementedError>([&] {
+    nn::depthwise_conv2d(placeholder<float>(Shape{1, -1, 6, 2}), w, {1, 1, 1, 1}, "SAME",
+                         {.rate = {2, 2}});
+  }));
 }
 
 TEST_CASE("nn/depthwise_conv2d_native: static shapes with unknown dims") {

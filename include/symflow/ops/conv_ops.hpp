@@ -1,6 +1,7 @@
 #pragma once
-// symflow::nn::conv2d, depthwise_conv2d(_native), max_pool, avg_pool (TF1's Conv2D,
-// DepthwiseConv2dNative, MaxPool, AvgPool) and the ops their gradients are made of
+// symflow::nn::conv2d, atrous_conv2d, depthwise_conv2d(_native), max_pool, avg_pool (TF1's
+// Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool; the dilated ones wrapped in
+// SpaceToBatchND and BatchToSpaceND as TF1 builds them) and the ops their gradients are made of
 // (Conv2DBackpropInput, Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput,
 // DepthwiseConv2dNativeBackpropFilter, MaxPoolGrad, AvgPoolGrad): the functions that build
 // them. NHWC only, as TensorFlow's CPU kernels.
@@ -19,6 +20,7 @@
 #include "symflow/ops/defs/conv.hpp"
 #include "symflow/ops/op_builder.hpp"
 #include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/transform_ops.hpp"
 
 namespace symflow {
 
@@ -87,6 +89,75 @@ inline std::string numpy_text(const std::vector<std::int64_t>& v) {
 inline void check_padding_arg(std::string_view op, std::string_view padding) {
   cpu::Padding p{};
   if (!cpu::parse_padding(padding, p)) throw ValueError(padding_error(op, padding));
+}
+
+// An int32 [n, 2] matrix of (before, after) pairs.
+inline Value int32_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& pairs) {
+  std::vector<std::int32_t> v;
+  for (const auto& [before, after] : pairs) {
+    v.push_back(static_cast<std::int32_t>(before));
+    v.push_back(static_cast<std::int32_t>(after));
+  }
+  return Value::from_vector(v, Dims{static_cast<std::int64_t>(pairs.size()), 2});
+}
+
+// TensorFlow's with_space_to_batch for an NHWC 2-D window op dilated by `rate` (not all
+// 1s), built in the caller's name scope `scope_name` after its "dilation_rate" Const: the
+// input zero-padded and cut into rate[0] * rate[1] interleaved batches (SpaceToBatchND),
+// `op(batched, "VALID", name)` run on them undilated and named after the scope, and the
+// result put back together and cropped (BatchToSpaceND). For "SAME" the padding is the
+// dilated filter's (filter_spatial - 1) * rate split as evenly as possible ("stack");
+// either way it is then extended at the end until the padded size divides by the rate
+// (required_space_to_batch_paddings). `filter_shape_const`: whether the filter's shape
+// becomes a Const "filter_shape" here (tf.nn.convolution) or already is one (depthwise).
+// The spatial dims of the input and the filter must be known.
+template <class BuildOp>
+Output with_space_to_batch(Graph& g, std::string_view scope_name, const Output& input,
+                           const Shape& filter_shape, bool filter_shape_const,
+                           const std::vector<std::int64_t>& rate, std::string_view padding,
+                           BuildOp op) {
+  const Shape& in = input.get_shape();
+  if (in.has_rank() && in.rank() < 3)  // what SpaceToBatchND's shape function would say
+    throw ValueError("Shape must be at least rank 3 but is rank " + std::to_string(in.rank()));
+  if (!in.has_rank() || in.dims()[1] < 0 || in.dims()[2] < 0)
+    throw UnimplementedError(
+        "a dilated convolution of an input of shape " + python_shape(in) +
+        ": TensorFlow computes its paddings with ops then; symflow needs the spatial dims known");
+  const Dims spatial{in.dims()[1], in.dims()[2]};
+  std::vector<std::pair<std::int64_t, std::int64_t>> base(2, {0, 0});
+  if (padding == "SAME") {
+    if (!filter_shape.has_rank() || filter_shape.dims()[0] < 0 || filter_shape.dims()[1] < 0)
+      throw UnimplementedError("a dilated SAME convolution needs the filter's spatial dims known");
+    if (filter_shape_const) make_const(g, int32_vector(filter_shape.dims()), "filter_shape");
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::int64_t extra = (filter_shape.dims()[i] - 1) * rate[i];
+      base[i] = {extra / 2, extra - extra / 2};
+    }
+    make_const(g, int32_pairs(base), "stack");
+  } else if (padding != "VALID") {
+    throw ValueError("`padding` must be one of 'SAME' or 'VALID'. Received: padding=" +
+                     std::string(padding));
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> paddings, crops;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::int64_t full = spatial[i] + base[i].first + base[i].second;
+    const std::int64_t extra = (rate[i] - full % rate[i]) % rate[i];
+    paddings.emplace_back(base[i].first, base[i].second + extra);
+    crops.emplace_back(0, extra);
+  }
+  {
+    // Constants all: TensorFlow folds required_space_to_batch_paddings when the shapes
+    // are known.
+    name_scope required(g, "required_space_to_batch_paddings");
+    make_const(g, int32_vector(spatial), "input_shape");
+    if (padding == "VALID") make_const(g, int32_pairs(base), "base_paddings");
+    make_const(g, int32_pairs(paddings), "paddings");
+    make_const(g, int32_pairs(crops), "crops");
+  }
+  const Value block = int32_vector(Dims(rate.begin(), rate.end()));
+  const Output batched = space_to_batch_nd(input, block, int32_pairs(paddings));
+  const Output result = op(batched, std::string_view("VALID"), scope_name);
+  return batch_to_space_nd(result, block, int32_pairs(crops));
 }
 
 }  // namespace detail::conv
@@ -201,27 +272,30 @@ Tensor<T> depthwise_conv2d_native(const Tensor<T>& input, const Tensor<T>& filte
 
 // tf.compat.v1.nn.depthwise_conv2d's keyword arguments beyond strides and padding.
 struct DepthwiseConv2dOptions {
-  std::vector<std::int64_t> rate = {1, 1};  // the dilation rate (rows, cols); only 1s here
+  std::vector<std::int64_t> rate = {1, 1};  // the dilation rate (rows, cols)
   std::string_view data_format = "NHWC";
   std::string_view name = {};
 };
 
 // tf.compat.v1.nn.depthwise_conv2d(input, filter, strides, padding): the graph TensorFlow
-// builds for rate 1: in a name scope "depthwise" (or options.name), the filter's shape
-// ("Shape", a Const when it is fully known) and the rate ("dilation_rate") as TensorFlow's
-// with_space_to_batch reads them, and one DepthwiseConv2dNative named after the scope.
-// A rate above 1 is an UnimplementedError: TensorFlow wraps the op in SpaceToBatchND and
-// BatchToSpaceND then, which symflow does not have.
+// builds: in a name scope "depthwise" (or options.name), the filter's shape ("Shape", a
+// Const when it is fully known) and the rate ("dilation_rate") as TensorFlow's
+// with_space_to_batch reads them, then one DepthwiseConv2dNative named after the scope;
+// with a rate above 1 in either dim, that op runs "VALID" between SpaceToBatchND and
+// BatchToSpaceND (detail::conv::with_space_to_batch; the input's spatial dims must be
+// known). As in TensorFlow, strides are passed to the op unchanged then (TensorFlow only
+// warns that they should be 1).
 inline Output depthwise_conv2d(const Output& input, const Output& filter,
                                const std::vector<std::int64_t>& strides, std::string_view padding,
                                const DepthwiseConv2dOptions& options = {}) {
-  detail::OpBuilder b(graph_of({input, filter}), options.name, "depthwise");
+  Graph g = graph_of({input, filter});
+  name_scope scope(g, options.name.empty() ? "depthwise" : options.name);
   const Shape filter_shape = filter.get_shape();
   if (filter_shape.is_fully_defined())
-    b.constant_arg(detail::int32_vector(filter_shape.dims()), "Shape");
+    detail::make_const(g, detail::int32_vector(filter_shape.dims()), "Shape");
   else
     symflow::shape(filter);
-  b.constant_arg(detail::int32_vector(options.rate), "dilation_rate");
+  detail::make_const(g, detail::int32_vector(options.rate), "dilation_rate");
   bool dilated = false;
   for (std::int64_t r : options.rate) {
     if (r < 1)
@@ -229,18 +303,20 @@ inline Output depthwise_conv2d(const Output& input, const Output& filter,
                        detail::conv::numpy_text(options.rate));
     dilated = dilated || r != 1;
   }
-  if (dilated)
-    throw UnimplementedError(
-        "depthwise_conv2d with rate " + detail::conv::numpy_text(options.rate) +
-        ": TensorFlow builds it with SpaceToBatchND and BatchToSpaceND, which symflow does not "
-        "have; symflow builds rate 1 only");
-  detail::conv::check_padding_arg("DepthwiseConv2dNative", padding);
-  return b
-      .build(detail::conv::kDepthwiseConv2dNativeOp, {input, filter},
-             detail::conv::depthwise_attr_map(input.dtype(), strides, padding, {1, 1, 1, 1},
-                                              options.data_format))
-      .output(0);
+  auto native = [&](const Output& x, std::string_view pad, std::string_view op_name) {
+    detail::conv::check_padding_arg("DepthwiseConv2dNative", pad);
+    return g
+        .create_op(detail::conv::kDepthwiseConv2dNativeOp, {x, filter},
+                   detail::conv::depthwise_attr_map(input.dtype(), strides, pad, {1, 1, 1, 1},
+                                                    options.data_format),
+                   std::string(op_name))
+        .output(0);
+  };
+  if (!dilated) return native(input, padding, scope.name());
+  return detail::conv::with_space_to_batch(g, scope.name(), input, filter_shape, false,
+                                           options.rate, padding, native);
 }
+
 template <Element T>
 Tensor<T> depthwise_conv2d(const Tensor<T>& input, const Tensor<T>& filter,
                            const std::vector<std::int64_t>& strides, std::string_view padding,
@@ -359,6 +435,68 @@ inline Output avg_pool_grad(const Output& orig_input_shape, const Output& grad,
       .build(detail::conv::kAvgPoolGradOp, {orig_input_shape, grad},
              detail::conv::pool_attr_map(grad.dtype(), k, s, padding))
       .output(0);
+}
+
+}  // namespace nn
+
+namespace detail::conv {
+
+// tf.nn.convolution's 2-D NHWC graph with a dilation `rate` and unit strides, in a name
+// scope `name` (or `default_name`): one Conv2D named after the scope when rate is all
+// 1s, else the Conv2D inside with_space_to_batch, with TensorFlow's argument checks.
+inline Output dilated_conv2d(const Output& input, const Output& filter,
+                             const std::vector<std::int64_t>& rate, std::string_view padding,
+                             std::string_view name, std::string_view default_name) {
+  Graph g = graph_of({input, filter});
+  name_scope scope(g, name.empty() ? default_name : name);
+  bool ones = true;
+  for (std::int64_t r : rate) ones = ones && r == 1;
+  if (ones) return nn::conv2d(input, filter, {1, 1, 1, 1}, padding, scope.name());
+  const Shape& in = input.get_shape();
+  const Shape& fs = filter.get_shape();
+  if (in.has_rank() && in.rank() < 4)
+    throw ValueError(
+        "`input.shape.rank` must be >= than `num_spatial_dims + 2`. Received: input.shape=" +
+        python_shape(in) + " of rank " + std::to_string(in.rank()) + " and num_spatial_dims=2");
+  const std::int64_t channels = in.has_rank() ? in.dims()[3] : -1;
+  const std::int64_t filter_in = fs.has_rank() && fs.rank() == 4 ? fs.dims()[2] : -1;
+  if (channels > 0 && filter_in > 0 && channels % filter_in != 0)
+    throw ValueError(
+        "The number of input channels is not divisible by the corresponding number of output "
+        "filters. Received: input.shape=" +
+        python_shape(in) + " with " + std::to_string(channels) + " channels and filters.shape=" +
+        python_shape(fs) + " with " + std::to_string(filter_in) + " output filters.");
+  make_const(g, int32_vector(Dims(rate.begin(), rate.end())), "dilation_rate");
+  for (std::int64_t r : rate)
+    if (r < 1)
+      throw ValueError("all values of `dilation_rate` must be positive. Received: dilation_rate=" +
+                       numpy_text(rate));
+  return with_space_to_batch(
+      g, scope.name(), input, fs, true, rate, padding,
+      [&](const Output& batched, std::string_view pad, std::string_view op_name) {
+        return nn::conv2d(batched, filter, {1, 1, 1, 1}, pad, op_name);
+      });
+}
+
+}  // namespace detail::conv
+
+namespace nn {
+
+// tf.nn.atrous_conv2d(value, filters, rate, padding): a 2-D convolution of the NHWC
+// `value` with `filters` [rows, cols, in_depth, out_depth] whose taps are `rate` apart
+// (unit strides). As TensorFlow 1.x builds it, through tf.nn.convolution, in a name
+// scope "convolution" (or `name`): rate 1 is one Conv2D named after the scope; a rate
+// above 1 is SpaceToBatchND -> Conv2D ("VALID", named after the scope) ->
+// BatchToSpaceND, with the paddings and crops as Consts (the input's spatial dims must
+// be known).
+inline Output atrous_conv2d(const Output& value, const Output& filters, std::int64_t rate,
+                            std::string_view padding, std::string_view name = {}) {
+  return detail::conv::dilated_conv2d(value, filters, {rate, rate}, padding, name, "convolution");
+}
+template <Element T>
+Tensor<T> atrous_conv2d(const Tensor<T>& value, const Tensor<T>& filters, std::int64_t rate,
+                        std::string_view padding, std::string_view name = {}) {
+  return Tensor<T>(atrous_conv2d(Output(value), Output(filters), rate, padding, name));
 }
 
 }  // namespace nn

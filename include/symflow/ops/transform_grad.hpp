@@ -178,6 +178,15 @@ inline std::vector<Output> pad_grad(const GradContext& c) {
   return {x_grad, Output{}};
 }
 
+// SpaceToBatchND and BatchToSpaceND: each one's gradient is the other applied to the
+// incoming gradient with the same block_shape and paddings (crops).
+inline std::vector<Output> space_to_batch_grad(const GradContext& c) {
+  return {batch_to_space_nd(c.grad(), c.input(1), c.input(2)), Output{}, Output{}};
+}
+inline std::vector<Output> batch_to_space_grad(const GradContext& c) {
+  return {space_to_batch_nd(c.grad(), c.input(1), c.input(2)), Output{}, Output{}};
+}
+
 }  // namespace transform
 
 inline constexpr auto kTransformOpEntries = std::to_array<OpEntry>({
@@ -196,6 +205,8 @@ inline constexpr auto kTransformOpEntries = std::to_array<OpEntry>({
     {&transform::kUnsortedSegmentSumOp, transform::unsorted_segment_sum_grad},
     {&transform::kPadOp, transform::pad_grad},
     {&transform::kPadV2Op, transform::pad_grad},
+    {&transform::kSpaceToBatchNDOp, transform::space_to_batch_grad},
+    {&transform::kBatchToSpaceNDOp, transform::batch_to_space_grad},
     {&transform::kOneHotOp, not_differentiable},
     {&transform::kRangeOp, not_differentiable},
 });

@@ -1,7 +1,8 @@
 #pragma once
 // Array transformations: Transpose, ConcatV2, Pack/Unpack, Split/SplitV, Slice,
-// StridedSlice, GatherV2, Pad/PadV2, OneHot, Range, and the helper ops their gradients
-// are built from (InvertPermutation, ConcatOffset, StridedSliceGrad, UnsortedSegmentSum).
+// StridedSlice, GatherV2, Pad/PadV2, SpaceToBatchND/BatchToSpaceND, OneHot, Range, and the helper
+// ops their gradients are built from (InvertPermutation, ConcatOffset, StridedSliceGrad,
+// UnsortedSegmentSum).
 //
 // The graph-building functions; the ops are described in ops/defs/transform.hpp and run
 // by backend/cpu/kernels/transform.hpp.
@@ -293,6 +294,45 @@ inline Output pad(const Output& x, const TensorArg& paddings, const Value& const
 template <Element T>
 Tensor<T> pad(const Tensor<T>& x, const TensorArg& paddings, std::string_view name = {}) {
   return Tensor<T>(pad(Output(x), paddings, name));
+}
+
+// tf.space_to_batch_nd(input, block_shape, paddings): input [batch] + spatial (M dims) +
+// remaining; the spatial dims are zero-padded by paddings [M, 2] and cut into blocks of
+// block_shape [M], each position within a block becoming a batch of its own (the
+// output's batch is batch * prod(block_shape)).
+inline Output space_to_batch_nd(const Output& input, const TensorArg& block_shape,
+                                const TensorArg& paddings, std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({input}), name, "SpaceToBatchND");
+  Output block = block_shape.resolve(b, "block_shape");
+  Output p = paddings.resolve(b, "paddings");
+  return b
+      .build(detail::transform::kSpaceToBatchNDOp, {input, block, p},
+             {{"T", input.dtype()}, {"Tblock_shape", block.dtype()}, {"Tpaddings", p.dtype()}})
+      .output(0);
+}
+template <Element T>
+Tensor<T> space_to_batch_nd(const Tensor<T>& input, const TensorArg& block_shape,
+                            const TensorArg& paddings, std::string_view name = {}) {
+  return Tensor<T>(space_to_batch_nd(Output(input), block_shape, paddings, name));
+}
+
+// tf.batch_to_space_nd(input, block_shape, crops): the inverse of space_to_batch_nd; the
+// batches of input are interleaved back into blocks of block_shape [M] over the spatial
+// dims, which are then cropped by crops [M, 2].
+inline Output batch_to_space_nd(const Output& input, const TensorArg& block_shape,
+                                const TensorArg& crops, std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({input}), name, "BatchToSpaceND");
+  Output block = block_shape.resolve(b, "block_shape");
+  Output c = crops.resolve(b, "crops");
+  return b
+      .build(detail::transform::kBatchToSpaceNDOp, {input, block, c},
+             {{"T", input.dtype()}, {"Tblock_shape", block.dtype()}, {"Tcrops", c.dtype()}})
+      .output(0);
+}
+template <Element T>
+Tensor<T> batch_to_space_nd(const Tensor<T>& input, const TensorArg& block_shape,
+                            const TensorArg& crops, std::string_view name = {}) {
+  return Tensor<T>(batch_to_space_nd(Output(input), block_shape, crops, name));
 }
 
 // The options of tf.one_hot.

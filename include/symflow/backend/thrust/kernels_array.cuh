@@ -1,6 +1,7 @@
 #pragma once
 // Thrust kernels: array ops (shapes, reshapes, copies through strided views, gathers,
-// scatters into segments, padding, one-hot, ranges, Where).
+// scatters into segments, padding, space-to-batch and back, one-hot, ranges, Where,
+// CheckNumerics).
 //
 // Every kernel validates its arguments on the host first, with the CPU kernel's error
 // types and messages: shape-like arguments (shapes, axes, perms, begins and sizes,
@@ -12,7 +13,8 @@
 //   (dims, strides) pairs. Before launching, size-1 dims are dropped and dims that are
 //   contiguous on both sides merged, so most higher-rank copies fit too; a box still of
 //   more than kMaxDims dims is an UnimplementedError naming the op.
-// - Tile, Pad, GatherV2, OneHot and UnsortedSegmentSum compute each output element
+// - Tile, Pad, SpaceToBatchND, BatchToSpaceND, GatherV2, OneHot and UnsortedSegmentSum compute each
+// output element
 //   from its index (one thread per output element, no atomics: results are
 //   deterministic and equal to the CPU's, bit for bit).
 // - Data-movement kernels copy elements as unsigned integers of the element's size,
@@ -639,6 +641,95 @@ inline void pad_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- SpaceToBatchND, BatchToSpaceND -------------------------------------------------------
+
+// Each output element from its index (the mapping of tr::SpaceBatchPlan): SpaceToBatchND
+// reads the space-side element a batch-side index stands for (zero in the padding);
+// BatchToSpaceND reads the batch-side element of a space-side (cropped) index.
+template <class U>
+struct SpaceBatchGather {
+  const U* in;
+  U* out;
+  bool to_batch;
+  int m;
+  Index space_batch;
+  Index inner;
+  Index block[kMaxDims];
+  Index edge[kMaxDims];
+  Index space_spatial[kMaxDims];
+  Index batch_spatial[kMaxDims];
+  SYMFLOW_HD void operator()(Index o) const {
+    const Index r = o % inner;
+    Index row = o / inner;
+    Index pos[kMaxDims];
+    if (to_batch) {
+      for (int i = m - 1; i >= 0; --i) {
+        pos[i] = row % batch_spatial[i];
+        row /= batch_spatial[i];
+      }
+      const Index b = row % space_batch;
+      Index blk = row / space_batch;
+      Index src = b;
+      bool inside = true;
+      for (int i = m - 1; i >= 0; --i) {
+        pos[i] = pos[i] * block[i] + blk % block[i] - edge[i];
+        blk /= block[i];
+      }
+      for (int i = 0; i < m; ++i) {
+        if (pos[i] < 0 || pos[i] >= space_spatial[i]) inside = false;
+        src = src * space_spatial[i] + pos[i];
+      }
+      out[o] = inside ? in[src * inner + r] : U(0);
+    } else {
+      for (int i = m - 1; i >= 0; --i) {
+        pos[i] = row % space_spatial[i] + edge[i];
+        row /= space_spatial[i];
+      }
+      Index blk = 0;
+      for (int i = 0; i < m; ++i) blk = blk * block[i] + pos[i] % block[i];
+      Index src = blk * space_batch + row;
+      for (int i = 0; i < m; ++i) src = src * batch_spatial[i] + pos[i] / block[i];
+      out[o] = in[src * inner + r];
+    }
+  }
+};
+
+inline void space_batch_kernel(KernelContext& ctx, bool to_batch) {
+  const Value& x = ctx.input(0);
+  const tr::SpaceBatchPlan plan = tr::space_batch_plan(
+      ctx, to_batch, x.dims(), host_value(ctx.input(1)), host_value(ctx.input(2)));
+  Value& out = output(ctx, 0, x.dtype(), plan.out_dims);
+  const Index n = out.size();
+  if (n == 0) return;
+  if (plan.block.size() > static_cast<std::size_t>(kMaxDims))
+    too_many_dims(ctx, to_batch ? "SpaceToBatchND" : "BatchToSpaceND", plan.block.size());
+  const void* src = x.device_data_raw();
+  void* dst = out.device_data_raw();
+  visit_bits(dtype_size(x.dtype()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    SpaceBatchGather<U> f{static_cast<const U*>(src),
+                          static_cast<U*>(dst),
+                          to_batch,
+                          static_cast<int>(plan.block.size()),
+                          plan.space_batch,
+                          plan.inner,
+                          {},
+                          {},
+                          {},
+                          {}};
+    for (std::size_t k = 0; k < plan.block.size(); ++k) {
+      f.block[k] = plan.block[k];
+      f.edge[k] = plan.edge_before[k];
+      f.space_spatial[k] = plan.space_spatial[k];
+      f.batch_spatial[k] = plan.batch_spatial[k];
+    }
+    thrust::for_each(policy(), Counting(0), Counting(n), f);
+  });
+}
+
+inline void space_to_batch_nd_kernel(KernelContext& ctx) { space_batch_kernel(ctx, true); }
+inline void batch_to_space_nd_kernel(KernelContext& ctx) { space_batch_kernel(ctx, false); }
+
 // ---- OneHot -------------------------------------------------------------------------------
 
 // indices as [prefix, suffix]; out as [prefix, depth, suffix]. An index out of
@@ -833,6 +924,32 @@ inline void broadcast_gradient_args_kernel(KernelContext& ctx) {
   ctx.set_output(1, copy_to_device(symflow::detail::index_vector(axes->second, dtype)));
 }
 
+// ---- CheckNumerics --------------------------------------------------------------------------
+
+// Counts the NaNs and the infinities on the device, and fails with the CPU kernel's text;
+// the output is the input's buffer.
+inline void check_numerics_kernel(KernelContext& ctx) {
+  const Value& input = ctx.input(0);
+  visit_dtype(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      const Index n = input.size();
+      bool saw_nan = false, saw_inf = false;
+      if (n > 0) {
+        thrust::device_ptr<const T> x = in<T>(ctx, 0);
+        saw_nan = thrust::count_if(policy(), x, x + n, symflow::detail::IsNanFn{}) > 0;
+        saw_inf = thrust::count_if(policy(), x, x + n, symflow::detail::IsInfFn{}) > 0;
+      }
+      const std::string error =
+          symflow::detail::check_numerics_error(ctx.attr<std::string>("message"), saw_nan, saw_inf);
+      if (!error.empty()) ctx.fail(error);
+    } else {
+      unsupported_dtype(ctx, input.dtype());
+    }
+  });
+  ctx.set_output(0, input);
+}
+
 }  // namespace array_kernels
 
 inline constexpr auto kArrayKernels = std::to_array<KernelEntry>({
@@ -860,10 +977,13 @@ inline constexpr auto kArrayKernels = std::to_array<KernelEntry>({
      array_kernels::unsorted_segment_sum_kernel},
     {&symflow::detail::transform::kPadOp, array_kernels::pad_kernel},
     {&symflow::detail::transform::kPadV2Op, array_kernels::pad_kernel},
+    {&symflow::detail::transform::kSpaceToBatchNDOp, array_kernels::space_to_batch_nd_kernel},
+    {&symflow::detail::transform::kBatchToSpaceNDOp, array_kernels::batch_to_space_nd_kernel},
     {&symflow::detail::transform::kOneHotOp, array_kernels::one_hot_kernel},
     {&symflow::detail::transform::kRangeOp, array_kernels::range_kernel},
     {&symflow::detail::kWhereOp, array_kernels::where_kernel},
     {&symflow::detail::kBroadcastGradientArgsOp, array_kernels::broadcast_gradient_args_kernel},
+    {&symflow::detail::kCheckNumericsOp, array_kernels::check_numerics_kernel},
 });
 
 }  // namespace symflow::thrust_backend

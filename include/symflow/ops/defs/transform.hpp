@@ -1,10 +1,10 @@
 #pragma once
 // The description of the array transformations: Transpose, ConcatV2, Pack/Unpack,
-// Split/SplitV, Slice, StridedSlice, GatherV2, Pad/PadV2, OneHot, Range, and the helper
-// ops their gradients are built from (InvertPermutation, ConcatOffset, StridedSliceGrad,
-// UnsortedSegmentSum). Their shape functions, the pure helpers the shape functions and
-// the kernels share (the strided copy loop among them), and their OpDefs; the CPU
-// kernels are in backend/cpu/kernels/transform.hpp, the graph-building functions in
+// Split/SplitV, Slice, StridedSlice, GatherV2, Pad/PadV2, SpaceToBatchND/BatchToSpaceND,
+// OneHot, Range, and the helper ops their gradients are built from (InvertPermutation,
+// ConcatOffset, StridedSliceGrad, UnsortedSegmentSum). Their shape functions, the pure helpers the
+// shape functions and the kernels share (the strided copy loop among them), and their OpDefs; the
+// CPU kernels are in backend/cpu/kernels/transform.hpp, the graph-building functions in
 // ops/transform_ops.hpp.
 
 #include <algorithm>
@@ -778,6 +778,81 @@ inline std::vector<TensorSpec> infer_pad(const InferContext& c) {
 
 SYMFLOW_OP_DEF(kPadOp, OpDef{.type = "Pad", .num_inputs = 2, .infer = infer_pad});
 SYMFLOW_OP_DEF(kPadV2Op, OpDef{.type = "PadV2", .num_inputs = 3, .infer = infer_pad});
+
+// ---- SpaceToBatchND, BatchToSpaceND ---------------------------------------------------
+
+// The number of block dims M that block_shape (input 1) gives: its shape must be a known
+// vector [M].
+inline std::int64_t block_dims_of(const InferContext& c) {
+  const Shape& b = c.shape(1);
+  if (!b.has_rank() || b.rank() != 1) throw ValueError("block_shape must have rank 1.");
+  if (b[0] < 0) throw ValueError("block_shape must have known size.");
+  return b[0];
+}
+
+// "Dimension size must be evenly divisible by 2 but is 7" (InferenceContext::Divide).
+inline std::int64_t divide_evenly(std::int64_t dim, std::int64_t by) {
+  if (dim < 0) return unknown_dim;
+  if (dim % by != 0)
+    throw ValueError("Dimension size must be evenly divisible by " + str(by) + " but is " +
+                     str(dim));
+  return dim / by;
+}
+
+// SpaceToBatchND (input [batch] + spatial + remaining, block_shape [M], paddings [M, 2])
+// and BatchToSpaceND (crops in place of paddings): the spatial dims padded and divided
+// by the block (or multiplied and cropped), the batch multiplied (or divided) by it.
+template <bool kToBatch>
+std::vector<TensorSpec> infer_space_batch(const InferContext& c) {
+  check_index(c, 1, "block_shape");
+  check_index(c, 2, kToBatch ? "paddings" : "crops");
+  const std::int64_t m = block_dims_of(c);
+  const Shape& in = c.shape(0);
+  require_rank_at_least(in, m + 1);
+  (void)merge_shapes(c.shape(2), Shape{m, 2});
+  const auto block = constant_ints(c, 1);
+  const auto edges = constant_ints(c, 2);
+  std::int64_t batch = in.has_rank() ? in.dims()[0] : unknown_dim;
+  if (block && !block->empty()) {
+    for (std::int64_t b : *block) {
+      if (b < 1) throw ValueError("block_shape must be positive");
+      if constexpr (kToBatch)
+        batch = batch < 0 ? unknown_dim : batch * b;
+      else
+        batch = divide_evenly(batch, b);
+    }
+  } else if (m > 0) {
+    batch = unknown_dim;
+  }
+  Dims out(static_cast<std::size_t>(m + 1), unknown_dim);
+  out[0] = batch;
+  if (edges && !edges->empty()) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i) {
+      const std::int64_t start = (*edges)[2 * i], end = (*edges)[2 * i + 1];
+      if (start < 0 || end < 0)
+        throw ValueError(kToBatch ? "paddings cannot be negative" : "crops cannot be negative");
+      if (!block) continue;
+      const std::int64_t dim = in.has_rank() ? in.dims()[i + 1] : unknown_dim;
+      if constexpr (kToBatch) {
+        out[i + 1] = divide_evenly(dim < 0 ? unknown_dim : dim + start + end, (*block)[i]);
+      } else if (dim >= 0) {
+        const std::int64_t full = dim * (*block)[i];
+        if (full < start + end)
+          throw ValueError("Negative dimension size caused by subtracting " + str(start + end) +
+                           " from " + str(full));
+        out[i + 1] = full - start - end;
+      }
+    }
+  }
+  if (!in.has_rank()) return {{c.dtype(0), Shape::unknown()}};
+  out.insert(out.end(), in.dims().begin() + m + 1, in.dims().end());
+  return {{c.dtype(0), Shape(out)}};
+}
+
+SYMFLOW_OP_DEF(kSpaceToBatchNDOp,
+               OpDef{.type = "SpaceToBatchND", .num_inputs = 3, .infer = infer_space_batch<true>});
+SYMFLOW_OP_DEF(kBatchToSpaceNDOp,
+               OpDef{.type = "BatchToSpaceND", .num_inputs = 3, .infer = infer_space_batch<false>});
 
 // ---- OneHot -----------------------------------------------------------------------------
 

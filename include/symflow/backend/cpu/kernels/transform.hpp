@@ -543,6 +543,135 @@ inline void pad_kernel(KernelContext& ctx) {
            dtype_size(x.dtype()));
 }
 
+// ---- SpaceToBatchND, BatchToSpaceND ---------------------------------------------------
+
+// Both ops move elements between a "space" tensor [batch] + spatial + remaining and a
+// "batch" tensor [batch * prod(block)] + spatial / block + remaining: batch-side element
+// (blk * batch + b, o_1, ..., o_M, r), with blk the row-major index of the block offsets
+// (k_1, ..., k_M), is space-side element (b, o_1 * block_1 + k_1 - edge_1, ..., r), where
+// edge is the padding (SpaceToBatchND) or the crop (BatchToSpaceND) before each dim.
+struct SpaceBatchPlan {
+  Dims out_dims;
+  Dims block;          // M values
+  Dims edge_before;    // paddings or crops before each spatial dim
+  Dims space_spatial;  // the space side's spatial dims (unpadded input or cropped output)
+  Dims batch_spatial;  // the batch side's spatial dims
+  std::int64_t space_batch = 0;
+  std::int64_t inner = 1;  // elements of the remaining dims
+};
+
+// The checks the CPU and GPU kernels share, with TensorFlow's kernels' messages; `edges`
+// is paddings (to_batch) or crops.
+inline SpaceBatchPlan space_batch_plan(const KernelContext& ctx, bool to_batch, const Dims& x_dims,
+                                       const Value& block_value, const Value& edge_value) {
+  if (block_value.rank() != 1)
+    ctx.fail("block_shape rank should be 1 instead of " + str(block_value.rank()));
+  const auto m = block_value.dims()[0];
+  const auto rank = static_cast<std::int64_t>(x_dims.size());
+  if (rank < m + 1) ctx.fail("input rank should be >= " + str(m + 1) + " instead of " + str(rank));
+  if (edge_value.rank() != 2 || edge_value.dims()[0] != m || edge_value.dims()[1] != 2)
+    ctx.fail(std::string(to_batch ? "paddings" : "crops") + " should have shape [" + str(m) +
+             ", 2] instead of " + dims_to_string(edge_value.dims()));
+  SpaceBatchPlan plan;
+  plan.block = shape_argument(block_value);
+  const Dims edges = shape_argument(edge_value);
+  std::int64_t product = 1;
+  for (std::int64_t b : plan.block) product *= b;
+  if (!to_batch) {
+    for (std::int64_t e : edges)
+      if (e < 0) ctx.fail("Crops must be non-negative");
+    if (product <= 0) ctx.fail("Product of block sizes must be positive, got " + str(product));
+    if (x_dims[0] % product != 0)
+      ctx.fail("Input batch dimension (" + str(x_dims[0]) +
+               ") is not divisible by product of block sizes (" + str(product) + ")");
+  }
+  const auto mu = static_cast<std::size_t>(m);
+  for (std::size_t i = 0; i < mu; ++i) {
+    const std::int64_t before = edges[2 * i], after = edges[2 * i + 1], b = plan.block[i];
+    const std::int64_t dim = x_dims[i + 1];
+    plan.edge_before.push_back(before);
+    if (to_batch) {
+      if (before < 0 || after < 0) ctx.fail("Paddings must be non-negative");
+      if (b < 1)
+        ctx.fail("All values in block_shape must be positive, got value, " + str(b) + " at index " +
+                 str(static_cast<std::int64_t>(i)) + ".");
+      const std::int64_t padded = dim + before + after;
+      if (padded % b != 0)
+        ctx.fail("padded_shape[" + str(static_cast<std::int64_t>(i)) + "]=" + str(padded) +
+                 " is not divisible by block_shape[" + str(static_cast<std::int64_t>(i)) +
+                 "]=" + str(b));
+      plan.space_spatial.push_back(dim);
+      plan.batch_spatial.push_back(padded / b);
+    } else {
+      const std::int64_t cropped = dim * b - before - after;
+      if (cropped < 0)
+        ctx.fail("cropped_shape[" + str(static_cast<std::int64_t>(i)) + "]=" + str(cropped) +
+                 " must be non-negative");
+      plan.space_spatial.push_back(cropped);
+      plan.batch_spatial.push_back(dim);
+    }
+  }
+  plan.space_batch = to_batch ? x_dims[0] : x_dims[0] / product;
+  plan.out_dims.push_back(to_batch ? x_dims[0] * product : plan.space_batch);
+  const Dims& spatial = to_batch ? plan.batch_spatial : plan.space_spatial;
+  plan.out_dims.insert(plan.out_dims.end(), spatial.begin(), spatial.end());
+  for (std::size_t d = mu + 1; d < x_dims.size(); ++d) {
+    plan.out_dims.push_back(x_dims[d]);
+    plan.inner *= x_dims[d];
+  }
+  return plan;
+}
+
+// The space-side row (a run of `inner` elements) of batch-side row `row`, or -1 when it
+// falls in the padding.
+inline std::int64_t space_row_of(const SpaceBatchPlan& p, std::int64_t row) {
+  const std::size_t m = p.block.size();
+  Dims o(m);
+  for (std::size_t i = m; i-- > 0;) {
+    o[i] = row % p.batch_spatial[i];
+    row /= p.batch_spatial[i];
+  }
+  const std::int64_t b = row % p.space_batch;
+  std::int64_t blk = row / p.space_batch;
+  Dims t(m);
+  for (std::size_t i = m; i-- > 0;) {
+    t[i] = o[i] * p.block[i] + blk % p.block[i] - p.edge_before[i];
+    blk /= p.block[i];
+  }
+  std::int64_t src = b;
+  for (std::size_t i = 0; i < m; ++i) {
+    if (t[i] < 0 || t[i] >= p.space_spatial[i]) return -1;
+    src = src * p.space_spatial[i] + t[i];
+  }
+  return src;
+}
+
+// Both kernels walk the batch-side rows: SpaceToBatchND writes them (zeros in the
+// padding), BatchToSpaceND reads them (rows that fall in the crops are dropped).
+inline void space_batch_kernel(KernelContext& ctx, bool to_batch) {
+  const Value& x = ctx.input(0);
+  const SpaceBatchPlan plan = space_batch_plan(ctx, to_batch, x.dims(), ctx.input(1), ctx.input(2));
+  Value& out = ctx.allocate_output(0, x.dtype(), plan.out_dims);  // zero-filled
+  const std::int64_t batch_side = to_batch ? out.size() : x.size();
+  if (batch_side == 0 || plan.inner == 0) return;
+  const std::size_t row_bytes = static_cast<std::size_t>(plan.inner) * dtype_size(x.dtype());
+  const auto* in = static_cast<const std::byte*>(x.raw_data());
+  auto* dst = static_cast<std::byte*>(out.raw_data());
+  for (std::int64_t row = 0; row < batch_side / plan.inner; ++row) {
+    const std::int64_t space_row = space_row_of(plan, row);
+    if (space_row < 0) continue;
+    const auto batch_at = static_cast<std::size_t>(row) * row_bytes;
+    const auto space_at = static_cast<std::size_t>(space_row) * row_bytes;
+    if (to_batch)
+      std::memcpy(dst + batch_at, in + space_at, row_bytes);
+    else
+      std::memcpy(dst + space_at, in + batch_at, row_bytes);
+  }
+}
+
+inline void space_to_batch_nd_kernel(KernelContext& ctx) { space_batch_kernel(ctx, true); }
+inline void batch_to_space_nd_kernel(KernelContext& ctx) { space_batch_kernel(ctx, false); }
+
 // ---- OneHot -----------------------------------------------------------------------------
 
 inline void one_hot_kernel(KernelContext& ctx) {
@@ -643,6 +772,8 @@ inline constexpr auto kTransformCpuKernels = std::to_array<CpuKernel>({
     {&transform::kUnsortedSegmentSumOp, transform::unsorted_segment_sum_kernel},
     {&transform::kPadOp, transform::pad_kernel},
     {&transform::kPadV2Op, transform::pad_kernel},
+    {&transform::kSpaceToBatchNDOp, transform::space_to_batch_nd_kernel},
+    {&transform::kBatchToSpaceNDOp, transform::batch_to_space_nd_kernel},
     {&transform::kOneHotOp, transform::one_hot_kernel},
     {&transform::kRangeOp, transform::range_kernel},
 });
