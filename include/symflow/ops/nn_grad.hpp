@@ -4,6 +4,7 @@
 // (nn_impl.hpp).
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -198,6 +199,38 @@ std::vector<Output> fused_batch_norm_grad_fn(const GradContext& c) {
   return {dx, g.scale_backprop, g.offset_backprop, Output{}, Output{}};
 }
 
+// ---- TopKV2: the values' gradient back to the positions they came from ----------------------
+// TensorFlow scatters the gradient of each row's k values into a zero row at their
+// indices (ScatterNd over the flattened input); symflow sums it in with
+// UnsortedSegmentSum, the same thing since a row's indices are distinct. The shapes
+// are read in the graph, so the input's may be unknown. k gets no gradient.
+inline std::vector<Output> top_k_grad(const GradContext& c) {
+  const Output input = c.input(0), indices = c.output(1);
+  Graph g = c.graph();
+  auto int32_vector_const = [&](std::int32_t v) {
+    return make_const(g, int32_vector(Dims{v}), "Const").output(0);
+  };
+  // The last element of a shape vector, as a scalar.
+  auto last_dim = [&](const Output& shape_vector) {
+    return strided_slice(shape_vector, int32_vector_const(-1), int32_vector_const(0),
+                         int32_vector_const(1), {.end_mask = 1, .shrink_axis_mask = 1});
+  };
+  const Output in_shape = shape(input);
+  const Output k = last_dim(shape(indices));
+  const Output rows_2d =
+      reshape(indices, stack({make_const(g, Value(std::int32_t{-1}), "Const").output(0), k}));
+  const Output in_last_dim = last_dim(in_shape);
+  const Output rows = strided_slice(shape(rows_2d), int32_vector_const(0), int32_vector_const(1),
+                                    int32_vector_const(1), {.shrink_axis_mask = 1});
+  // Each row's indices, offset by the row's start in the flattened input.
+  Output row_starts = expand_dims(range(0, rows * in_last_dim, in_last_dim), -1);
+  if (indices.dtype() != DType::int32) row_starts = cast(row_starts, indices.dtype());
+  const Output flat_indices = reshape(rows_2d + row_starts, Dims{-1});
+  const Output flat_grad = reshape(c.grad(0), Dims{-1});
+  const Output scattered = unsorted_segment_sum(flat_grad, flat_indices, reduce_prod(in_shape));
+  return {reshape(scattered, in_shape), Output{}};
+}
+
 inline constexpr auto kNnOpEntries = std::to_array<OpEntry>({
     {&kReluOp, relu_grad},
     {&kRelu6Op, relu6_grad},
@@ -225,6 +258,8 @@ inline constexpr auto kNnOpEntries = std::to_array<OpEntry>({
     {&kL2LossOp, l2_loss_grad},
     {&kBiasAddOp, bias_add_grad_fn},
     {&kBiasAddGradOp, bias_add_grad_grad},
+    {&kTopKV2Op, top_k_grad},
+    {&kInTopKV2Op, not_differentiable},  // a bool of each row, as TensorFlow's
     {&kFusedBatchNormOp, fused_batch_norm_grad_fn<1>},
     {&kFusedBatchNormV2Op, fused_batch_norm_grad_fn<2>},
     {&kFusedBatchNormV3Op, fused_batch_norm_grad_fn<3>},

@@ -1,8 +1,8 @@
 #pragma once
 // symflow::nn functions that TensorFlow composes from several ops (nn_impl.py, nn_ops.py):
 // the cross-entropy wrappers, sigmoid cross entropy, moments, batch_normalization,
-// fused_batch_norm and dropout. Each builds the nodes TensorFlow 1.x builds, under the
-// same name scope.
+// fused_batch_norm, dropout, l2_normalize and embedding_lookup. Each builds the nodes
+// TensorFlow 1.x builds, under the same name scope.
 
 #include <cstdint>
 #include <cstdio>
@@ -12,14 +12,18 @@
 #include <utility>
 #include <vector>
 
+#include "symflow/detail/float_repr.hpp"
 #include "symflow/ops/array_ops.hpp"
 #include "symflow/ops/const_op.hpp"
+#include "symflow/ops/data_flow_ops.hpp"
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/nn_ops.hpp"
 #include "symflow/ops/operators.hpp"
 #include "symflow/ops/random_ops.hpp"
 #include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/tensor_arg.hpp"
+#include "symflow/ops/transform_ops.hpp"
 
 namespace symflow {
 
@@ -324,6 +328,157 @@ inline Output dropout(const Output& x, const Output& keep_prob,
     throw ValueError("Shapes " + keep_prob.get_shape().to_string() + " and () are incompatible");
   detail::OpBuilder b(graph_of({x, keep_prob}), options.name, "dropout");
   return detail_dropout::dropout_body(b, x, keep_prob, options);
+}
+
+// tf.nn.l2_normalize(x, axis=None, epsilon=1e-12): x / sqrt(max(sum(x^2, axis), epsilon)),
+// built as TensorFlow 1.x builds it under "l2_normalize/": Square, Sum (keep_dims),
+// Maximum with epsilon (a Const of x's dtype), Rsqrt, and the Mul named after the scope.
+// Integer x is a TypeError, as TensorFlow's conversion of epsilon.
+inline Output l2_normalize(const Output& x, const Axis& axis = {}, double epsilon = 1e-12,
+                           std::string_view name = {}) {
+  name_scope scope(graph_of({x}), name.empty() ? "l2_normalize" : name);
+  if (!is_floating(x.dtype())) {
+    const std::string shortest = detail::python_float_repr(epsilon);
+    const std::string type = std::string(dtype_name(x.dtype()));
+    throw TypeError("Expected " + type + " passed to parameter 'y' of op 'Maximum', got " +
+                    shortest + " of type 'float' instead. Error: Expected " + type + ", but got " +
+                    shortest + " of type 'float'.");
+  }
+  const Output square_sum = reduce_sum(square(x), axis, true);
+  Output clipped;
+  {  // max(square_sum, epsilon), with epsilon a Const "Maximum/y" of x's dtype
+    detail::OpBuilder b(graph_of({x}), {}, "Maximum");
+    const Output floor_value = b.constant_arg(detail::scalar_of(x.dtype(), epsilon), "y");
+    clipped = b.build(detail::kMaximumOp, {square_sum, floor_value}, {{"T", x.dtype()}}).output(0);
+  }
+  const Output inv_norm = rsqrt(clipped);
+  return multiply(x, inv_norm, scope.name());
+}
+
+namespace detail_embedding {
+
+// GatherV2 of params' rows, colocated with params (TensorFlow's colocate_with: the params
+// op's own colocation group, if it has one), its axis a Const "<name>/axis".
+inline Output colocated_gather(detail::OpBuilder& b, const Output& params, const Output& ids) {
+  // (A copy: building the node may move the params op's attrs.)
+  AttrValue colocation = StringList{{"loc:@" + params.op().name()}};
+  if (auto it = params.op().attrs().find("_class"); it != params.op().attrs().end())
+    colocation = it->second;
+  const Output axis = b.constant_arg(Value(std::int32_t{0}), "axis");
+  return b
+      .build(detail::transform::kGatherV2Op, {params, ids, axis},
+             {{"Tparams", params.dtype()},
+              {"Tindices", ids.dtype()},
+              {"Taxis", DType::int32},
+              {"batch_dims", std::int64_t{0}},
+              {"_class", std::move(colocation)}})
+      .output(0);
+}
+
+}  // namespace detail_embedding
+
+// tf.nn.embedding_lookup(params, ids) for one params tensor: the rows of params that ids
+// name, of shape ids.shape + params.shape[1:], as TensorFlow builds it: a GatherV2 named
+// after the scope ("embedding_lookup", colocated with params) and an Identity
+// "embedding_lookup/Identity", which is returned. An id outside [0, rows) is an
+// InvalidArgumentError when it runs. The gradient reaching params is dense
+// (UnsortedSegmentSum), where TensorFlow's is an IndexedSlices.
+inline Output embedding_lookup(const Output& params, const TensorArg& ids,
+                               std::string_view name = {}) {
+  const Graph g = graph_of({params});
+  name_scope scope(g, name.empty() ? "embedding_lookup" : name);
+  detail::OpBuilder b(g, scope.name(), "GatherV2");
+  const Output id_tensor = ids.resolve(b, "ids");
+  return identity(detail_embedding::colocated_gather(b, params, id_tensor));
+}
+
+// tf.nn.embedding_lookup(params, ids, partition_strategy="mod") for a list of params
+// tensors, the shards of one table: id i is row i / n of params[i % n] (n shards). One
+// tensor is the function above. As TensorFlow builds it under "embedding_lookup/": the
+// flattened ids (Reshape) and their positions (Size, range), each id's shard (mod) and
+// row in it (floordiv; a Cast to int32 of the shards for int64 ids), DynamicPartition of
+// both, one colocated GatherV2 per shard, a ParallelDynamicStitch named after the scope,
+// and the Reshape to ids.shape + the rows' shape ("Shape", "concat", "Reshape_1"), which
+// is returned. The shards' row shapes must be known and agree; only the "mod" strategy
+// is supported.
+inline Output embedding_lookup(const std::vector<Output>& params, const TensorArg& ids,
+                               std::string_view partition_strategy = "mod",
+                               std::string_view name = {}) {
+  if (params.empty()) throw ValueError("Length of params is currently 0. Need at least one param.");
+  if (partition_strategy != "mod" && partition_strategy != "div")
+    throw ValueError("Unrecognized partition strategy: " + std::string(partition_strategy) +
+                     ".Must be one of either `mod` or `div`.");
+  if (params.size() == 1) return embedding_lookup(params[0], ids, name);
+  if (partition_strategy != "mod")
+    throw ValueError("symflow's embedding_lookup supports partition_strategy \"mod\" only");
+  Shape row_shape = params[0].get_shape().has_rank()
+                        ? Shape(Dims(params[0].get_shape().dims().begin() + 1,
+                                     params[0].get_shape().dims().end()))
+                        : Shape::unknown();
+  for (std::size_t p = 1; p < params.size(); ++p) {
+    const Shape& s = params[p].get_shape();
+    row_shape = row_shape.merge_with(
+        s.has_rank() ? Shape(Dims(s.dims().begin() + 1, s.dims().end())) : Shape::unknown());
+  }
+  if (!row_shape.is_fully_defined())
+    throw ValueError(
+        "symflow's embedding_lookup of several params needs their rows' shape known, got " +
+        row_shape.to_string());
+  Graph g = graph_of(params);
+  name_scope scope(g, name.empty() ? "embedding_lookup" : name);
+  Output id_tensor;
+  {
+    detail::OpBuilder b(g, scope.name(), "embedding_lookup");
+    id_tensor = ids.resolve(b, "ids");
+  }
+  const DType id_type = id_tensor.dtype();
+  const auto shards = static_cast<std::int64_t>(params.size());
+  const Output flat_ids = reshape(id_tensor, Dims{-1});
+  const Output count =
+      flat_ids.get_shape().is_fully_defined()
+          ? detail::make_const(g, Value(static_cast<std::int32_t>(flat_ids.get_shape().dim(0))),
+                               "Size")
+                .output(0)
+          : size(flat_ids);
+  const Output original_indices = range(0, count);
+  auto with_shards = [&](const OpDef& def, std::string_view op_name) {
+    detail::OpBuilder b(g, op_name, def.type);
+    const Output y = b.constant_arg(detail::scalar_of(id_type, static_cast<double>(shards)), "y");
+    return b.build(def, {flat_ids, y}, {{"T", id_type}}).output(0);
+  };
+  Output assignments = with_shards(detail::kFloorModOp, "mod");
+  const Output new_ids = with_shards(detail::kFloorDivOp, "floordiv");
+  if (id_type != DType::int32) assignments = cast(assignments, DType::int32);
+  const std::vector<Output> gather_ids = dynamic_partition(new_ids, assignments, shards);
+  const std::vector<Output> positions = dynamic_partition(original_indices, assignments, shards);
+  std::vector<TensorArg> stitch_indices, stitch_data;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    detail::OpBuilder b(g, {}, "GatherV2");
+    stitch_data.emplace_back(detail_embedding::colocated_gather(b, params[p], gather_ids[p]));
+    stitch_indices.emplace_back(positions[p]);
+  }
+  const Output stitched = parallel_dynamic_stitch(stitch_indices, stitch_data, scope.name());
+  const Shape& id_shape = id_tensor.get_shape();
+  const Output ids_shape =
+      id_shape.is_fully_defined()
+          ? detail::make_const(g, detail::int32_vector(id_shape.dims()), "Shape").output(0)
+          : shape(id_tensor);
+  Output full_shape;
+  {
+    detail::OpBuilder b(g, {}, "concat");
+    const Output rows = b.constant_arg(detail::int32_vector(row_shape.dims()), "values_1");
+    const Output axis = b.constant_arg(Value(std::int32_t{0}), "axis");
+    full_shape = b.build(detail::transform::kConcatV2Op, {ids_shape, rows, axis},
+                         {{"N", std::int64_t{2}}, {"T", DType::int32}, {"Tidx", DType::int32}})
+                     .output(0);
+  }
+  Output result = reshape(stitched, full_shape);
+  if (id_shape.has_rank()) {
+    Dims out = id_shape.dims();
+    out.insert(out.end(), row_shape.dims().begin(), row_shape.dims().end());
+    result.set_shape(Shape(out));
+  }
+  return result;
 }
 
 }  // namespace nn

@@ -1,10 +1,10 @@
 #pragma once
 // symflow::nn: the functions that build the neural-network ops that are one node each
 // (activations and their "XxxGrad" ops, softmax, log-softmax, the cross-entropy ops,
-// L2Loss, BiasAdd), the small elementwise ops the composite functions of nn_impl.hpp
-// are built from (Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference), and the fused
-// batch normalisation ops as tf.raw_ops builds them (FusedBatchNorm, V2, V3 and their
-// gradient ops; tf.compat.v1.nn.fused_batch_norm is in nn_impl.hpp). The ops'
+// L2Loss, BiasAdd, TopKV2, InTopKV2), the small elementwise ops the composite functions
+// of nn_impl.hpp are built from (Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference), and
+// the fused batch normalisation ops as tf.raw_ops builds them (FusedBatchNorm, V2, V3
+// and their gradient ops; tf.compat.v1.nn.fused_batch_norm is in nn_impl.hpp). The ops'
 // descriptions are in ops/defs/nn.hpp, their CPU kernels in backend/cpu/kernels/nn.hpp.
 
 #include <array>
@@ -16,6 +16,7 @@
 #include "symflow/ops/defs/nn.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
+#include "symflow/ops/tensor_arg.hpp"
 
 namespace symflow {
 
@@ -96,6 +97,45 @@ inline Output bias_add(const Output& value, const Output& bias, std::string_view
 template <Element T>
 Tensor<T> bias_add(const Tensor<T>& value, const Tensor<T>& bias, std::string_view name = {}) {
   return Tensor<T>(bias_add(Output(value), Output(bias), name));
+}
+
+// tf.nn.top_k's two outputs.
+struct TopKResult {
+  Output values;   // the k largest entries of each row, of the input's dtype
+  Output indices;  // their positions along the last axis, int32
+};
+
+// tf.nn.top_k(input, k=1, sorted=True): the k largest entries along the last axis, as one
+// TopKV2 node (k an int32 scalar, a Const "TopKV2/k" when given as a number). Equal
+// entries come lower index first. With sorted false the entries are the same, in
+// TensorFlow's heap order. k outside [0, n] is a ValueError when k and n are known, an
+// InvalidArgumentError when it runs otherwise.
+inline TopKResult top_k(const Output& input, const TensorArg& k = 1, bool sorted = true,
+                        std::string_view name = {}) {
+  detail::OpBuilder b(graph_of({input}), name, "TopKV2");
+  const Output k_tensor = k.resolve(b, "k");
+  const Operation op = b.build(detail::kTopKV2Op, {input, k_tensor},
+                               {{"T", input.dtype()},
+                                {"Tk", k_tensor.dtype()},
+                                {"sorted", sorted},
+                                {"index_type", DType::int32}});
+  return {op.output(0), op.output(1)};
+}
+
+// tf.nn.in_top_k(predictions, targets, k): for each row of the float32 predictions
+// [batch, classes], whether the class targets[i] (int32 or int64) is among the k
+// largest, ties counting for it; false for a target out of range or a row with a
+// non-finite prediction. One InTopKV2 node "in_top_k/InTopKV2" (`name`: "name/name");
+// k is converted to the targets' dtype. Not differentiable.
+inline Output in_top_k(const Output& predictions, const Output& targets, const TensorArg& k,
+                       std::string_view name = {}) {
+  const Graph g = graph_of({predictions, targets});
+  name_scope scope(g, name.empty() ? "in_top_k" : name);
+  detail::OpBuilder b(g, name, "InTopKV2");
+  const bool index_targets = targets.dtype() == DType::int32 || targets.dtype() == DType::int64;
+  const Output k_tensor = k.resolve(b, "k", index_targets ? targets.dtype() : DType::invalid);
+  return b.build(detail::kInTopKV2Op, {predictions, targets, k_tensor}, {{"T", targets.dtype()}})
+      .output(0);
 }
 
 }  // namespace nn

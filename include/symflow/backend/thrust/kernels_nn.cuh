@@ -1,7 +1,7 @@
 #pragma once
 // Thrust kernels: the softmax family (Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits,
-// SparseSoftmaxCrossEntropyWithLogits), BiasAdd and BiasAddGrad, and the FusedBatchNorm
-// ops (FusedBatchNorm, V2, V3 and their gradient ops).
+// SparseSoftmaxCrossEntropyWithLogits), BiasAdd and BiasAddGrad, the FusedBatchNorm ops
+// (FusedBatchNorm, V2, V3 and their gradient ops), TopKV2 (on the host) and InTopKV2.
 //
 // One device thread per row for the row-wise ops, each row computed by the functions the
 // CPU kernels of backend/cpu/kernels/nn.hpp call (ops/defs/nn.hpp: row_max, softmax_row,
@@ -249,6 +249,54 @@ void fused_batch_norm_grad_kernel(KernelContext& ctx) {
                                                   dx.device_data<float>(), layout, is_training});
 }
 
+// ---- TopKV2, InTopKV2 ------------------------------------------------------------------------
+// TopKV2 runs on the host, as the CPU's kernel (backend/cpu/kernels/nn.hpp): TensorFlow's
+// order of ties and of sorted=false comes from std::sort and the standard heap functions,
+// which device code does not have. The input is copied over and the results back.
+inline void top_k_kernel(KernelContext& ctx) {
+  const std::int64_t k = symflow::detail::check_top_k(ctx, ctx.input(0), host_value(ctx.input(1)));
+  const Value input = host_value(ctx.input(0));
+  const DType index_type = ctx.attr<DType>("index_type");
+  Dims dims = input.dims();
+  dims.back() = k;
+  Value values(input.dtype(), dims);
+  Value indices(index_type, dims);
+  symflow::detail::top_k_host(ctx, input, k, ctx.attr<bool>("sorted"), index_type, values, indices);
+  ctx.set_output(0, copy_to_device(values));
+  ctx.set_output(1, copy_to_device(indices));
+}
+
+// One device thread per row of InTopKV2, by the CPU's row function (ops/defs/nn.hpp).
+template <class I>
+struct InTopKRows {
+  const float* predictions;
+  const I* targets;
+  bool* out;
+  std::int64_t classes;
+  std::int64_t k;
+  SYMFLOW_HD void operator()(std::int64_t r) const {
+    out[r] = symflow::detail::in_top_k_row(predictions + r * classes, classes,
+                                           static_cast<std::int64_t>(targets[r]), k);
+  }
+};
+
+inline void in_top_k_kernel(KernelContext& ctx) {
+  const Value& predictions = ctx.input(0);
+  const Value& targets = ctx.input(1);
+  const Value k_value = host_value(ctx.input(2));
+  symflow::detail::check_in_top_k(ctx, predictions, targets, k_value);
+  const std::int64_t k = symflow::detail::constant_int_elements(k_value).at(0);
+  const std::int64_t rows = predictions.dims()[0], classes = predictions.dims()[1];
+  Value& out = output(ctx, 0, DType::bool_, {rows});
+  const float* p = predictions.device_data<float>();
+  if (targets.dtype() == DType::int64)
+    reduce_kernels::launch(rows, InTopKRows<std::int64_t>{p, targets.device_data<std::int64_t>(),
+                                                          out.device_data<bool>(), classes, k});
+  else
+    reduce_kernels::launch(rows, InTopKRows<std::int32_t>{p, targets.device_data<std::int32_t>(),
+                                                          out.device_data<bool>(), classes, k});
+}
+
 }  // namespace nn_kernels
 
 inline constexpr auto kNnKernels = std::to_array<KernelEntry>({
@@ -259,6 +307,8 @@ inline constexpr auto kNnKernels = std::to_array<KernelEntry>({
      nn_kernels::sparse_softmax_xent_kernel},
     {&symflow::detail::kBiasAddOp, nn_kernels::bias_add_kernel},
     {&symflow::detail::kBiasAddGradOp, nn_kernels::bias_add_grad_kernel},
+    {&symflow::detail::kTopKV2Op, nn_kernels::top_k_kernel},
+    {&symflow::detail::kInTopKV2Op, nn_kernels::in_top_k_kernel},
     {&symflow::detail::kFusedBatchNormOp, nn_kernels::fused_batch_norm_kernel<1>},
     {&symflow::detail::kFusedBatchNormV2Op, nn_kernels::fused_batch_norm_kernel<2>},
     {&symflow::detail::kFusedBatchNormV3Op, nn_kernels::fused_batch_norm_kernel<3>},

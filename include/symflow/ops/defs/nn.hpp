@@ -1,9 +1,10 @@
 #pragma once
 // The neural-network ops' descriptions (symflow::nn: the ops that are one node each,
 // activations and their "XxxGrad" ops, softmax, log-softmax, the cross-entropy ops,
-// L2Loss, BiasAdd, and the small elementwise ops the composite functions of nn_impl.hpp
-// are built from: Floor, Log1p, Rsqrt, Reciprocal, SquaredDifference), and the fused
-// batch normalisation ops (FusedBatchNorm, V2, V3 and their gradient ops): their functors
+// L2Loss, BiasAdd, TopKV2 and InTopKV2, and the small elementwise ops the composite
+// functions of nn_impl.hpp are built from: Floor, Log1p, Rsqrt, Reciprocal,
+// SquaredDifference), and the fused batch normalisation ops (FusedBatchNorm, V2, V3 and
+// their gradient ops): their functors
 // and dtype predicates, shape functions and OpDefs. No kernel and no graph: the CPU
 // kernels are in backend/cpu/kernels/nn.hpp, the graph-building functions in
 // ops/nn_ops.hpp.
@@ -463,6 +464,108 @@ inline std::vector<TensorSpec> infer_bias_add_grad(const InferContext& c) {
 SYMFLOW_OP_DEF(kBiasAddOp, OpDef{.type = "BiasAdd", .num_inputs = 2, .infer = infer_bias_add});
 SYMFLOW_OP_DEF(kBiasAddGradOp,
                OpDef{.type = "BiasAddGrad", .num_inputs = 1, .infer = infer_bias_add_grad});
+
+// ---- TopKV2 and InTopKV2 -------------------------------------------------------------------
+
+// TopKV2's input: TensorFlow's real number types (symflow has no int8, int16, half).
+constexpr bool is_top_k_dtype(DType d) {
+  return d != DType::bool_ && d != DType::string && d != DType::invalid;
+}
+inline bool is_top_k_count_dtype(DType d) { return d == DType::int32 || d == DType::int64; }
+
+// The integer elements of a constant input, widened (k, targets).
+inline std::vector<std::int64_t> constant_int_elements(const Value& v) {
+  std::vector<std::int64_t> out;
+  if (v.dtype() == DType::int32)
+    for (std::int32_t x : v.flat<std::int32_t>()) out.push_back(x);
+  else if (v.dtype() == DType::int64)
+    for (std::int64_t x : v.flat<std::int64_t>()) out.push_back(x);
+  return out;
+}
+
+// (input [..., n], k) -> (values [..., k], indices [..., k]); k, when constant, must be a
+// non-negative scalar no larger than a known n (TensorFlow's messages).
+inline std::vector<TensorSpec> infer_top_k(const InferContext& c) {
+  if (!is_top_k_dtype(c.dtype(0)))
+    throw TypeError("Value passed to parameter 'input' has DataType " +
+                    std::string(dtype_name(c.dtype(0))) +
+                    " not in list of allowed values: float32, float64, int32, uint8, int16, int8, "
+                    "int64, bfloat16, uint16, float16, uint32, uint64");
+  if (!is_top_k_count_dtype(c.dtype(1)))
+    throw TypeError("Value passed to parameter 'k' has DataType " +
+                    std::string(dtype_name(c.dtype(1))) +
+                    " not in list of allowed values: int16, int32, int64");
+  const Shape& input = c.shape(0);
+  require_rank_at_least(input, 1);
+  std::int64_t k = unknown_dim;
+  if (const Value* k_value = c.constant(1)) {
+    if (k_value->rank() != 0)
+      throw ValueError("Input must be scalar but has rank " + std::to_string(k_value->rank()));
+    k = constant_int_elements(*k_value).at(0);
+    if (k < 0)
+      throw ValueError("Dimension size, given by scalar input 1, must be non-negative but is " +
+                       std::to_string(k));
+  }
+  const DType index_type = c.attr<DType>("index_type");
+  if (!input.has_rank()) return {{c.dtype(0), Shape::unknown()}, {index_type, Shape::unknown()}};
+  Dims dims = input.dims();
+  if (dims.back() >= 0 && k >= 0 && dims.back() < k)
+    throw ValueError("input must have last dimension >= k = " + std::to_string(k) + " but is " +
+                     std::to_string(dims.back()));
+  dims.back() = k;
+  return {{c.dtype(0), Shape(dims)}, {index_type, Shape(dims)}};
+}
+
+SYMFLOW_OP_DEF(kTopKV2Op, OpDef{.type = "TopKV2", .num_inputs = 2, .infer = infer_top_k});
+
+// (predictions [batch, classes] float32, targets [batch], k) -> bool [batch]. TensorFlow
+// checks k's rank only when the op runs.
+inline std::vector<TensorSpec> infer_in_top_k(const InferContext& c) {
+  if (c.dtype(0) != DType::float32)
+    throw TypeError("Input 'predictions' of 'InTopKV2' Op has type " +
+                    std::string(dtype_name(c.dtype(0))) +
+                    " that does not match expected type of float32.");
+  if (!is_top_k_count_dtype(c.dtype(1)))
+    throw TypeError("Value passed to parameter 'targets' has DataType " +
+                    std::string(dtype_name(c.dtype(1))) +
+                    " not in list of allowed values: int32, int64");
+  if (c.dtype(2) != c.dtype(1))
+    throw TypeError("Input 'k' of 'InTopKV2' Op has type " + std::string(dtype_name(c.dtype(2))) +
+                    " that does not match type " + std::string(dtype_name(c.dtype(1))) +
+                    " of argument 'targets'.");
+  require_rank(c.shape(0), 2);
+  require_rank(c.shape(1), 1);
+  std::int64_t batch = c.shape(0).has_rank() ? c.shape(0).dim(0) : unknown_dim;
+  if (c.shape(1).has_rank()) batch = merge_dim(batch, c.shape(1).dim(0));
+  return {{DType::bool_, Shape{batch}}};
+}
+
+SYMFLOW_OP_DEF(kInTopKV2Op, OpDef{.type = "InTopKV2", .num_inputs = 3, .infer = infer_in_top_k});
+
+// One row of InTopKV2 (the CPU and Thrust kernels share it): whether class `target` is
+// among the k largest of the row's `classes` predictions. Ties count for the target
+// (only strictly larger predictions push it out); a target outside [0, classes) or a
+// row with a non-finite prediction anywhere gives false, as TensorFlow's kernel.
+// Whether x is finite: x - x is exactly 0 for a finite x and NaN for an infinity or a NaN
+// (a test device code can run without the host's libm).
+template <class T>
+SYMFLOW_HD bool is_finite_number(T x) {
+  return x - x == T{0};
+}
+
+template <class T, class I>
+SYMFLOW_HD bool in_top_k_row(const T* predictions, std::int64_t classes, I target, I k) {
+  if (target < 0 || static_cast<std::int64_t>(target) >= classes) return false;
+  const T target_prediction = predictions[target];
+  if (!is_finite_number(target_prediction)) return false;
+  std::int64_t larger = 0;
+  for (std::int64_t i = 0; i < classes; ++i) {
+    const T p = predictions[i];
+    if (!is_finite_number(p)) return false;
+    if (p > target_prediction) ++larger;
+  }
+  return larger < static_cast<std::int64_t>(k);
+}
 
 // ---- FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and their gradient ops ------------
 // x is normalised per channel: the channel axis is the last (NHWC, and NDHWC for the V3

@@ -1,7 +1,7 @@
 #pragma once
 // The neural-network ops' CPU kernels (ops/defs/nn.hpp describes the ops): tight loops
 // over contiguous buffers, float32 and float64 (and the integer types where TensorFlow
-// registers them: Relu, Relu6, BiasAdd, SquaredDifference; the FusedBatchNorm ops are
+// registers them: Relu, Relu6, BiasAdd, SquaredDifference, TopKV2; the FusedBatchNorm ops are
 // float32 only, as TensorFlow's); the run-time shape checks the GPU kernels share; and
 // kNnCpuKernels, the table that maps each nn OpDef to its kernel.
 
@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -509,6 +510,167 @@ void grad_kernel(KernelContext& ctx) {
 
 }  // namespace batch_norm
 
+// ---- TopKV2, InTopKV2 ------------------------------------------------------------------------
+
+// TopKV2's run-time checks, in TensorFlow's order and words (the Thrust kernel shares
+// them); returns k.
+inline std::int64_t check_top_k(const KernelContext& ctx, const Value& input, const Value& k) {
+  if (k.rank() != 0) ctx.fail("k must be scalar, got shape " + dims_to_string(k.dims()));
+  const std::int64_t count = constant_int_elements(k).at(0);
+  if (count < 0) ctx.fail("Need k >= 0, got " + std::to_string(count));
+  if (input.rank() < 1) ctx.fail("input must be >= 1-D, got shape " + dims_to_string(input.dims()));
+  if (input.dims().back() < count)
+    ctx.fail("input must have at least k columns. Had " + std::to_string(input.dims().back()) +
+             ", needed " + std::to_string(count));
+  return count;
+}
+
+// The positions of one row's k largest entries, as TensorFlow's CPU kernel picks and
+// orders them, so that ties, NaNs and the unsorted order agree: k == 1 takes the first
+// largest (a NaN at the end of the row: position 0); k == cols sorts every position (larger first,
+// equal entries by position); otherwise a heap of the k best positions (TensorFlow's gtl::TopN, on
+// the same standard heap functions: filled in order, heaped when the (k+1)-th arrives, then each
+// better position replaces the worst), read in sorted order or in heap order.
+template <class T>
+void top_k_positions(const T* x, std::int64_t cols, std::int64_t k, bool sorted,
+                     std::vector<std::int64_t>& out) {
+  out.clear();
+  if (k == 1) {
+    // The largest as Eigen's maximum reduction finds it: a NaN is taken when it comes
+    // and dropped by any later entry, so a row ending in NaN finds no position (0).
+    T m = std::numeric_limits<T>::lowest();
+    for (std::int64_t c = 0; c < cols; ++c)
+      if (!(x[c] < m)) m = x[c];
+    std::int64_t at = 0;
+    for (std::int64_t c = 0; c < cols; ++c)
+      if (x[c] == m) {
+        at = c;
+        break;
+      }
+    out.push_back(at);
+    return;
+  }
+  const auto by_value = [x](std::int64_t a, std::int64_t b) { return x[b] < x[a]; };
+  if (k == cols) {
+    out.resize(static_cast<std::size_t>(cols));
+    for (std::int64_t c = 0; c < cols; ++c) out[static_cast<std::size_t>(c)] = c;
+    std::sort(out.begin(), out.end(), by_value);
+    // Runs of equal entries, by position.
+    for (auto run = out.begin(); run != out.end();) {
+      auto run_end = run + 1;
+      while (run_end != out.end() && x[*run] == x[*run_end]) ++run_end;
+      std::sort(run, run_end);
+      run = run_end;
+    }
+    return;
+  }
+  // "a is better than b": larger, or equal and earlier. The heap's front is the worst kept.
+  const auto better = [x](std::int64_t a, std::int64_t b) {
+    if (x[b] < x[a]) return true;
+    if (x[b] > x[a]) return false;
+    return a < b;
+  };
+  const auto limit = static_cast<std::size_t>(k);
+  bool heap = false;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    if (!heap) {
+      out.push_back(c);
+      if (out.size() == limit + 1) {
+        std::make_heap(out.begin(), out.end(), better);
+        std::pop_heap(out.begin(), out.end(), better);
+        heap = true;
+      }
+    } else if (better(c, out.front())) {
+      // The worst kept position leaves the heap of k and c takes its place.
+      std::pop_heap(out.begin(), out.begin() + k, better);
+      out[limit - 1] = c;
+      std::push_heap(out.begin(), out.begin() + k, better);
+    }
+  }
+  if (heap) out.pop_back();  // the dropped position
+  if (sorted) {
+    if (heap)
+      std::sort_heap(out.begin(), out.end(), better);
+    else
+      std::sort(out.begin(), out.end(), better);
+  }
+}
+
+// TopKV2 on host values: (values, indices) of `input`'s rows, indices of `index_type`.
+inline void top_k_host(KernelContext& ctx, const Value& input, std::int64_t k, bool sorted,
+                       DType index_type, Value& values, Value& indices) {
+  const std::int64_t cols = input.dims().back();
+  const std::int64_t rows = cols ? input.size() / cols : 0;
+  if (k == 0 || rows == 0) return;
+  visit_dtype(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_number_v<T> && !std::is_same_v<T, std::string>) {
+      const T* x = input.data<T>();
+      T* v = values.data<T>();
+      auto write = [&](auto* index_out) {
+        ctx.parallel_for(rows, min_rows_per_chunk(cols), [&](std::int64_t r0, std::int64_t r1) {
+          std::vector<std::int64_t> positions;
+          for (std::int64_t r = r0; r < r1; ++r) {
+            top_k_positions(x + r * cols, cols, k, sorted, positions);
+            for (std::int64_t i = 0; i < k; ++i) {
+              const std::int64_t c = positions[static_cast<std::size_t>(i)];
+              v[r * k + i] = x[r * cols + c];
+              index_out[r * k + i] = static_cast<std::remove_pointer_t<decltype(index_out)>>(c);
+            }
+          }
+        });
+      };
+      if (index_type == DType::int64)
+        write(indices.data<std::int64_t>());
+      else
+        write(indices.data<std::int32_t>());
+    } else {
+      unsupported_dtype(ctx, input.dtype());
+    }
+  });
+}
+
+inline void top_k_kernel(KernelContext& ctx) {
+  const Value& input = ctx.input(0);
+  const std::int64_t k = check_top_k(ctx, input, ctx.input(1));
+  const DType index_type = ctx.attr<DType>("index_type");
+  Dims dims = input.dims();
+  dims.back() = k;
+  Value& values = ctx.allocate_output(0, input.dtype(), dims);
+  Value& indices = ctx.allocate_output(1, index_type, dims);
+  top_k_host(ctx, input, k, ctx.attr<bool>("sorted"), index_type, values, indices);
+}
+
+// InTopKV2's run-time checks (the Thrust kernel shares them).
+inline void check_in_top_k(const KernelContext& ctx, const Value& predictions, const Value& targets,
+                           const Value& k) {
+  if (k.rank() != 0) ctx.fail("k must be 0-D, got shape " + dims_to_string(k.dims()));
+  if (predictions.rank() != 2) ctx.fail("predictions must be 2-dimensional");
+  if (targets.rank() != 1) ctx.fail("targets must be 1-dimensional");
+  if (predictions.dims()[0] != targets.dims()[0])
+    ctx.fail("First dimension of predictions " + std::to_string(predictions.dims()[0]) +
+             " must match length of targets " + std::to_string(targets.dims()[0]));
+}
+
+inline void in_top_k_kernel(KernelContext& ctx) {
+  const Value& predictions = ctx.input(0);
+  const Value& targets = ctx.input(1);
+  check_in_top_k(ctx, predictions, targets, ctx.input(2));
+  const std::int64_t k = constant_int_elements(ctx.input(2)).at(0);
+  const std::int64_t rows = predictions.dims()[0], classes = predictions.dims()[1];
+  Value& out = ctx.allocate_output(0, DType::bool_, {rows});
+  const float* p = predictions.data<float>();
+  bool* in = out.data<bool>();
+  auto run = [&](const auto* target) {
+    for (std::int64_t r = 0; r < rows; ++r)
+      in[r] = in_top_k_row(p + r * classes, classes, static_cast<std::int64_t>(target[r]), k);
+  };
+  if (targets.dtype() == DType::int64)
+    run(targets.data<std::int64_t>());
+  else
+    run(targets.data<std::int32_t>());
+}
+
 inline constexpr auto kNnCpuKernels = std::to_array<CpuKernel>({
     {&kReluOp, nn_unary_kernel<ReluFn>, elementwise_of<ReluFn, 1>()},
     {&kRelu6Op, nn_unary_kernel<Relu6Fn>, elementwise_of<Relu6Fn, 1>()},
@@ -538,6 +700,8 @@ inline constexpr auto kNnCpuKernels = std::to_array<CpuKernel>({
     {&kL2LossOp, l2_loss_kernel},
     {&kBiasAddOp, bias_add_kernel},
     {&kBiasAddGradOp, bias_add_grad_kernel},
+    {&kTopKV2Op, top_k_kernel},
+    {&kInTopKV2Op, in_top_k_kernel},
     {&kFusedBatchNormOp, batch_norm::forward_kernel<1>},
     {&kFusedBatchNormV2Op, batch_norm::forward_kernel<2>},
     {&kFusedBatchNormV3Op, batch_norm::forward_kernel<3>},
