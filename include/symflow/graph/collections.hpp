@@ -14,6 +14,7 @@ struct GraphKeys {
   static constexpr std::string_view GLOBAL_VARIABLES = "variables";
   static constexpr std::string_view LOCAL_VARIABLES = "local_variables";
   static constexpr std::string_view MODEL_VARIABLES = "model_variables";
+  static constexpr std::string_view METRIC_VARIABLES = "metric_variables";
   static constexpr std::string_view TRAINABLE_VARIABLES = "trainable_variables";
   static constexpr std::string_view SUMMARIES = "summaries";
   static constexpr std::string_view QUEUE_RUNNERS = "queue_runners";
