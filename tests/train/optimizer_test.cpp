@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <symflow/symflow.hpp>
+#include <symflow/train/learning_rate_decay.hpp>
 #include <symflow/train/train.hpp>
 
 #include "../test_util.hpp"
@@ -559,6 +560,78 @@ TEST_CASE("train/optimizer: the name and use_locking options") {
   gd.apply_gradients({{grad, w}});
   CHECK_FALSE(g.get_operation_by_name("GradientDescent/update_w/ApplyGradientDescent")
                   .get_attr<bool>("use_locking"));
+}
+
+TEST_CASE("train/optimizer: Adam takes its learning rate first, as TensorFlow's does") {
+  Model positional;
+  tf::train::AdamOptimizer by_position(0.1);
+  tf::Operation train = positional.apply(by_position);
+  CHECK(positional.g.get_operation_by_name("Adam/learning_rate")
+            .get_attr<tf::Value>("value")
+            .scalar<float>() == 0.1f);
+  auto positional_rows = rows_since(positional.g, positional.first);
+  auto got = steps(positional, train, 2);
+  Model keyword;
+  tf::train::AdamOptimizer by_option({.learning_rate = 0.1});
+  tf::Operation keyword_train = keyword.apply(by_option);
+  // The same graph and the same steps.
+  check_rows(positional_rows, rows_since(keyword.g, keyword.first));
+  check_steps(got, steps(keyword, keyword_train, 2), 0.0);
+  // TensorFlow (AdamOptimizer(0.1)): step 1 w [0.9000003337860107, 2.0999999046325684],
+  // b 0.4000001; step 2 w [0.8000009059906006, 2.1999993324279785], b 0.3000005
+  check_steps(got,
+              {{0.9000003337860107, 2.0999999046325684, 0.4000001},
+               {0.8000009059906006, 2.1999993324279785, 0.3000005}},
+              1e-6);
+  // The options still apply, and the positional rate wins over options.learning_rate.
+  tf::Graph g;
+  auto guard = g.as_default();
+  tf::Variable w(tf::Value{1.0f, 2.0f}, {.name = "w"});
+  tf::train::AdamOptimizer named(0.25, {.learning_rate = 0.5, .beta1 = 0.8, .name = "MyAdam"});
+  named.apply_gradients({{tf::constant(tf::Value{1.0f, 1.0f}), w}});
+  CHECK(g.get_operation_by_name("MyAdam/learning_rate")
+            .get_attr<tf::Value>("value")
+            .scalar<float>() == 0.25f);
+  CHECK(g.get_operation_by_name("MyAdam/beta1").get_attr<tf::Value>("value").scalar<float>() ==
+        0.8f);
+}
+
+TEST_CASE("train/optimizer: an exponential_decay learning rate follows the global step") {
+  // lr = exponential_decay(0.1, global_step, 1, 0.5): 0.05, 0.025, 0.0125 after each step.
+  auto train_with = [](auto make) {
+    Model m;
+    tf::Output lr = tf::train::exponential_decay(0.1, m.gs, 1, 0.5);
+    auto opt = make(lr);
+    tf::Operation train = m.apply(opt);
+    // The schedule is the update's learning rate; no "learning_rate" Const is made.
+    bool reads_schedule = false;
+    for (const auto& op : m.g.get_operations()) {
+      CHECK(op.name().find("/learning_rate") == std::string::npos);
+      if (op.type().rfind("Apply", 0) == 0)
+        for (const auto& in : tf::test::input_names(op))
+          reads_schedule |= in == "ExponentialDecay:0";
+    }
+    CHECK(reads_schedule);
+    return steps(m, train, 3);
+  };
+  // TensorFlow, after steps 1, 2, 3:
+  check_steps(
+      train_with([](const tf::Output& lr) { return tf::train::GradientDescentOptimizer(lr); }),
+      {{0.9900000095367432, 2.0199999809265137, 0.4699999988079071},
+       {0.9850000143051147, 2.0299999713897705, 0.45499998331069946},
+       {0.9825000166893005, 2.0350000858306885, 0.44749999046325684}},
+      1e-7);
+  check_steps(
+      train_with([](const tf::Output& lr) { return tf::train::MomentumOptimizer(lr, 0.9); }),
+      {{0.9900000095367432, 2.0199999809265137, 0.4699999988079071},
+       {0.9804999828338623, 2.0390000343322754, 0.4415000081062317},
+       {0.9737249612808228, 2.0525500774383545, 0.4211750030517578}},
+      1e-7);
+  check_steps(train_with([](const tf::Output& lr) { return tf::train::AdamOptimizer(lr); }),
+              {{0.9000003337860107, 2.0999999046325684, 0.40000009536743164},
+               {0.8500006198883057, 2.1499996185302734, 0.3500002920627594},
+               {0.8250008225440979, 2.174999475479126, 0.32500046491622925}},
+              1e-6);
 }
 
 }  // namespace symflow_test_train_optimizer_test

@@ -24,6 +24,10 @@ class AdamOptimizer : public Optimizer {
  public:
   explicit AdamOptimizer(const AdamOptions& options = {})
       : Optimizer(options.use_locking, options.name), o_(options) {}
+  // The learning rate first, as TensorFlow's AdamOptimizer(0.01) takes it (a number or a
+  // tensor such as a learning-rate schedule); it replaces options.learning_rate.
+  explicit AdamOptimizer(Hyperparameter learning_rate, const AdamOptions& options = {})
+      : AdamOptimizer(with_learning_rate(options, std::move(learning_rate))) {}
 
  protected:
   void create_slots(const std::vector<Variable>& var_list) override {
@@ -78,6 +82,11 @@ class AdamOptimizer : public Optimizer {
   }
 
  private:
+  static AdamOptions with_learning_rate(AdamOptions options, Hyperparameter learning_rate) {
+    options.learning_rate = std::move(learning_rate);
+    return options;
+  }
+
   std::pair<Variable, Variable> beta_accumulators(const Graph& g) const {
     return {non_slot_variable("beta1_power", g), non_slot_variable("beta2_power", g)};
   }

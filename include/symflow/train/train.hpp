@@ -9,6 +9,7 @@
 #include "symflow/train/gradient_descent.hpp"
 #include "symflow/train/gradients.hpp"
 #include "symflow/train/import_meta_graph.hpp"
+#include "symflow/train/learning_rate_decay.hpp"
 #include "symflow/train/meta_graph.hpp"
 #include "symflow/train/momentum.hpp"
 #include "symflow/train/optimizer.hpp"
