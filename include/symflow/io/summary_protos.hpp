@@ -1,0 +1,302 @@
+#pragma once
+// TensorBoard's Summary protos (TensorFlow's core/framework/summary.proto), written and
+// read without a protobuf library: the bytes the summary ops output and event files
+// carry. Written as TensorFlow's SerializeToString does (fields in number order, proto3
+// zeros left out, a oneof member always written), so that a summary matches TensorFlow's
+// byte for byte. Also the histogram TensorFlow's HistogramSummary builds
+// (core/lib/histogram/histogram.cc): its default buckets, and the collapsing of empty
+// runs of buckets in its proto.
+//
+// This header reaches nothing above core/, so that the summary kernels may use it.
+
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symflow/core/dtype.hpp"
+#include "symflow/core/shape.hpp"
+#include "symflow/io/protobuf_wire.hpp"
+
+namespace symflow::io::summary_proto {
+
+using wire::append_fixed32;
+using wire::append_fixed64;
+using wire::append_varint;
+using wire::WireReader;
+using wire::WireType;
+
+// Field numbers of Summary, Summary.Value and HistogramProto.
+inline constexpr std::uint32_t kSummaryValue = 1;
+inline constexpr std::uint32_t kValueTag = 1;
+inline constexpr std::uint32_t kValueSimpleValue = 2;
+inline constexpr std::uint32_t kValueHisto = 5;
+inline constexpr std::uint32_t kValueTensor = 8;
+inline constexpr std::uint32_t kValueMetadata = 9;
+inline constexpr std::uint32_t kHistoMin = 1;
+inline constexpr std::uint32_t kHistoMax = 2;
+inline constexpr std::uint32_t kHistoNum = 3;
+inline constexpr std::uint32_t kHistoSum = 4;
+inline constexpr std::uint32_t kHistoSumSquares = 5;
+inline constexpr std::uint32_t kHistoBucketLimit = 6;
+inline constexpr std::uint32_t kHistoBucket = 7;
+
+inline void append_tag(std::string& out, std::uint32_t field, WireType type) {
+  append_varint(out, (std::uint64_t{field} << 3) | static_cast<std::uint8_t>(type));
+}
+inline void append_bytes_field(std::string& out, std::uint32_t field, std::string_view bytes) {
+  append_tag(out, field, WireType::bytes);
+  append_varint(out, bytes.size());
+  out.append(bytes);
+}
+// A proto3 double: left out when its bits are zero (so -0.0 is written, as protobuf does).
+inline void append_double_field(std::string& out, std::uint32_t field, double value) {
+  const auto bits = std::bit_cast<std::uint64_t>(value);
+  if (bits == 0) return;
+  append_tag(out, field, WireType::fixed64);
+  append_fixed64(out, bits);
+}
+inline void append_packed_doubles(std::string& out, std::uint32_t field,
+                                  const std::vector<double>& values) {
+  if (values.empty()) return;
+  append_tag(out, field, WireType::bytes);
+  append_varint(out, values.size() * 8);
+  for (double v : values) append_fixed64(out, std::bit_cast<std::uint64_t>(v));
+}
+
+// A HistogramProto's fields.
+struct Histogram {
+  double min = 0, max = 0, num = 0, sum = 0, sum_squares = 0;
+  std::vector<double> bucket_limit;
+  std::vector<double> bucket;
+};
+
+// TensorFlow's default bucket limits: -DBL_MAX, the negated limits, 0, then limits from
+// 1e-12 growing by 10% while below 1e20, then DBL_MAX. A value falls in the first bucket
+// whose limit is above it.
+inline const std::vector<double>& default_bucket_limits() {
+  static const std::vector<double> limits = [] {
+    std::vector<double> positive;
+    for (double v = 1.0e-12; v < 1.0e20; v *= 1.1) positive.push_back(v);
+    positive.push_back(DBL_MAX);
+    std::vector<double> all;
+    for (auto it = positive.rbegin(); it != positive.rend(); ++it) all.push_back(-*it);
+    all.push_back(0.0);
+    all.insert(all.end(), positive.begin(), positive.end());
+    return all;
+  }();
+  return limits;
+}
+
+// Accumulates values (finite ones: the caller rejects NaN and infinities) into the
+// default buckets, as TensorFlow's histogram::Histogram does.
+class HistogramBuilder {
+ public:
+  HistogramBuilder() : counts_(default_bucket_limits().size(), 0.0) {}
+
+  void add(double value) {
+    const auto& limits = default_bucket_limits();
+    const auto at = std::upper_bound(limits.begin(), limits.end(), value) - limits.begin();
+    counts_[std::min(static_cast<std::size_t>(at), counts_.size() - 1)] += 1.0;
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+    num_ += 1;
+    sum_ += value;
+    sum_squares_ += value * value;
+  }
+
+  // The proto, with each run of empty buckets merged into one that ends where the run
+  // ends (TensorFlow's EncodeToProto without preserve_zero_buckets).
+  Histogram to_proto() const {
+    const auto& limits = default_bucket_limits();
+    Histogram h{min_, max_, num_, sum_, sum_squares_, {}, {}};
+    for (std::size_t i = 0; i < counts_.size();) {
+      double end = limits[i];
+      double count = counts_[i];
+      ++i;
+      if (count <= 0.0) {
+        while (i < counts_.size() && counts_[i] <= 0.0) {
+          end = limits[i];
+          count = counts_[i];
+          ++i;
+        }
+      }
+      h.bucket_limit.push_back(end);
+      h.bucket.push_back(count);
+    }
+    return h;
+  }
+
+ private:
+  std::vector<double> counts_;
+  double min_ = DBL_MAX;
+  double max_ = -DBL_MAX;
+  double num_ = 0, sum_ = 0, sum_squares_ = 0;
+};
+
+inline std::string serialize_histogram(const Histogram& h) {
+  std::string out;
+  append_double_field(out, kHistoMin, h.min);
+  append_double_field(out, kHistoMax, h.max);
+  append_double_field(out, kHistoNum, h.num);
+  append_double_field(out, kHistoSum, h.sum);
+  append_double_field(out, kHistoSumSquares, h.sum_squares);
+  append_packed_doubles(out, kHistoBucketLimit, h.bucket_limit);
+  append_packed_doubles(out, kHistoBucket, h.bucket);
+  return out;
+}
+
+// One Summary.Value with a simple_value (a oneof member: written even when zero), as
+// the field of a Summary: appending several gives a Summary of several values.
+inline void append_simple_value(std::string& summary, std::string_view tag, float value) {
+  std::string v;
+  if (!tag.empty()) append_bytes_field(v, kValueTag, tag);
+  append_tag(v, kValueSimpleValue, WireType::fixed32);
+  append_fixed32(v, std::bit_cast<std::uint32_t>(value));
+  append_bytes_field(summary, kSummaryValue, v);
+}
+
+inline void append_histogram_value(std::string& summary, std::string_view tag, const Histogram& h) {
+  std::string v;
+  if (!tag.empty()) append_bytes_field(v, kValueTag, tag);
+  append_bytes_field(v, kValueHisto, serialize_histogram(h));
+  append_bytes_field(summary, kSummaryValue, v);
+}
+
+// TensorFlow's DataType number of a dtype (DT_FLOAT is 1, DT_STRING 7).
+inline constexpr std::uint64_t tf_datatype_number(DType d) {
+  switch (d) {
+    case DType::float32:
+      return 1;
+    case DType::float64:
+      return 2;
+    case DType::int32:
+      return 3;
+    case DType::uint8:
+      return 4;
+    case DType::string:
+      return 7;
+    case DType::int64:
+      return 9;
+    case DType::bool_:
+      return 10;
+    case DType::invalid:
+      break;
+  }
+  return 0;
+}
+
+// A TensorProto as TensorFlow's TensorSummaryV2 writes it: dtype, shape, and the elements
+// as tensor_content bytes (numbers, host order: little-endian), or one string_val per
+// element for strings. `raw` is the numbers' bytes; `strings` the string elements.
+inline std::string serialize_tensor_proto(DType dtype, const Dims& dims, std::string_view raw,
+                                          const std::vector<std::string_view>& strings) {
+  std::string out;
+  append_tag(out, 1, WireType::varint);
+  append_varint(out, tf_datatype_number(dtype));
+  std::string shape;
+  for (std::int64_t size : dims) {
+    std::string dim;
+    if (size != 0) {
+      append_tag(dim, 1, WireType::varint);
+      append_varint(dim, static_cast<std::uint64_t>(size));
+    }
+    append_bytes_field(shape, 2, dim);
+  }
+  append_bytes_field(out, 2, shape);
+  if (dtype == DType::string) {
+    for (std::string_view element : strings) append_bytes_field(out, 8, element);
+  } else if (!raw.empty()) {
+    append_bytes_field(out, 4, raw);
+  }
+  return out;
+}
+
+// One Summary.Value holding a tensor and its (already serialized) SummaryMetadata, which
+// is always written, empty or not.
+inline void append_tensor_value(std::string& summary, std::string_view tag,
+                                std::string_view tensor_proto, std::string_view metadata) {
+  std::string v;
+  if (!tag.empty()) append_bytes_field(v, kValueTag, tag);
+  append_bytes_field(v, kValueTensor, tensor_proto);
+  append_bytes_field(v, kValueMetadata, metadata);
+  append_bytes_field(summary, kSummaryValue, v);
+}
+
+// A Summary.Value read back: its tag and, where present, its simple value or histogram.
+// `bytes` is the Value's whole encoding, kept so that merging copies it unchanged.
+struct DecodedValue {
+  std::string tag;
+  std::optional<float> simple_value;
+  std::optional<Histogram> histo;
+  std::string_view bytes;
+};
+
+inline Histogram parse_histogram(std::string_view bytes, const std::string& where) {
+  Histogram h;
+  WireReader r(bytes, where + ": HistogramProto");
+  while (r.next()) {
+    switch (r.field()) {
+      case kHistoMin:
+        h.min = r.float64();
+        break;
+      case kHistoMax:
+        h.max = r.float64();
+        break;
+      case kHistoNum:
+        h.num = r.float64();
+        break;
+      case kHistoSum:
+        h.sum = r.float64();
+        break;
+      case kHistoSumSquares:
+        h.sum_squares = r.float64();
+        break;
+      case kHistoBucketLimit:
+      case kHistoBucket: {
+        auto& list = r.field() == kHistoBucket ? h.bucket : h.bucket_limit;
+        r.repeated(WireType::fixed64,
+                   [&](std::uint64_t bits) { list.push_back(std::bit_cast<double>(bits)); });
+        break;
+      }
+      default:
+        r.skip();
+    }
+  }
+  return h;
+}
+
+// The values of a serialized Summary; a DataLossError (starting with `where`) when the
+// bytes are not one.
+inline std::vector<DecodedValue> parse_summary(std::string_view bytes, const std::string& where) {
+  std::vector<DecodedValue> values;
+  WireReader r(bytes, where + ": Summary");
+  while (r.next()) {
+    if (r.field() != kSummaryValue) {
+      r.skip();
+      continue;
+    }
+    DecodedValue value;
+    value.bytes = r.bytes();
+    WireReader v(value.bytes, where + ": Summary.Value");
+    while (v.next()) {
+      if (v.field() == kValueTag) {
+        value.tag = std::string(v.bytes());
+      } else if (v.field() == kValueSimpleValue) {
+        value.simple_value = v.float32();
+      } else if (v.field() == kValueHisto) {
+        value.histo = parse_histogram(v.bytes(), where);
+      } else {
+        v.skip();
+      }
+    }
+    values.push_back(std::move(value));
+  }
+  return values;
+}
+
+}  // namespace symflow::io::summary_proto
