@@ -17,6 +17,7 @@
 #include "symflow/ops/data_flow_ops.hpp"
 #include "symflow/ops/grad_context.hpp"
 #include "symflow/ops/io_ops.hpp"
+#include "symflow/ops/logging_ops.hpp"
 #include "symflow/ops/logic_grad.hpp"
 #include "symflow/ops/math_grad.hpp"
 #include "symflow/ops/nn_grad.hpp"
@@ -24,8 +25,10 @@
 #include "symflow/ops/random_ops.hpp"
 #include "symflow/ops/reduction_grad.hpp"
 #include "symflow/ops/shape_grad.hpp"
+#include "symflow/ops/sparse_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/string_ops.hpp"
+#include "symflow/ops/summary_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
 #include "symflow/ops/transform_grad.hpp"
 
@@ -71,7 +74,8 @@ inline constexpr auto kAllOps = detail::join_entries(
     detail::kShapeOpEntries, detail::kMathOpEntries, detail::kReductionOpEntries,
     detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
     detail::kConvOpEntries, detail::kTrainingOpEntries, detail::kStringOpEntries,
-    detail::kIoOpEntries, detail::kDataFlowOpEntries, detail::kParsingOpEntries);
+    detail::kIoOpEntries, detail::kDataFlowOpEntries, detail::kParsingOpEntries,
+    detail::kLoggingOpEntries, detail::kSparseOpEntries, detail::kSummaryOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

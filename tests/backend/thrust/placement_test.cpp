@@ -279,13 +279,31 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
     }
   }
   CHECK(missing == std::vector<std::string>{});
-  // The string and checkpoint ops, as TensorFlow has them on the CPU only, and the
-  // data-flow ops, whose output sizes hang on their indices' values, and ParseExample.
-  CHECK(host_only == std::vector<std::string>{"StringJoin", "StringLength", "AsString",
-                                              "RegexFullMatch", "StaticRegexFullMatch", "SaveV2",
-                                              "RestoreV2", "ShardedFilename", "MergeV2Checkpoints",
-                                              "DynamicStitch", "ParallelDynamicStitch",
-                                              "DynamicPartition", "Unique", "ParseExample"});
+  // The string and checkpoint ops, as TensorFlow has them on the CPU only, the data-flow
+  // ops, whose output sizes hang on their indices' values, ParseExample, Print and Assert
+  // (host ops in TensorFlow too), ScatterNd (no GPU kernel yet), and the summary ops (CPU
+  // only in TensorFlow).
+  CHECK(host_only == std::vector<std::string>{"StringJoin",
+                                              "StringLength",
+                                              "AsString",
+                                              "RegexFullMatch",
+                                              "StaticRegexFullMatch",
+                                              "SaveV2",
+                                              "RestoreV2",
+                                              "ShardedFilename",
+                                              "MergeV2Checkpoints",
+                                              "DynamicStitch",
+                                              "ParallelDynamicStitch",
+                                              "DynamicPartition",
+                                              "Unique",
+                                              "ParseExample",
+                                              "Print",
+                                              "Assert",
+                                              "ScatterNd",
+                                              "ScalarSummary",
+                                              "HistogramSummary",
+                                              "TensorSummaryV2",
+                                              "MergeSummary"});
 }
 
 TEST_CASE("thrust/placement: nodes that read or make strings run on the CPU") {

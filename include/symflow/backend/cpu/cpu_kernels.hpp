@@ -14,6 +14,7 @@
 #include "symflow/backend/cpu/kernels/conv.hpp"
 #include "symflow/backend/cpu/kernels/data_flow.hpp"
 #include "symflow/backend/cpu/kernels/io.hpp"
+#include "symflow/backend/cpu/kernels/logging.hpp"
 #include "symflow/backend/cpu/kernels/logic.hpp"
 #include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/cpu/kernels/nn.hpp"
@@ -21,8 +22,10 @@
 #include "symflow/backend/cpu/kernels/random.hpp"
 #include "symflow/backend/cpu/kernels/reduction.hpp"
 #include "symflow/backend/cpu/kernels/shape.hpp"
+#include "symflow/backend/cpu/kernels/sparse.hpp"
 #include "symflow/backend/cpu/kernels/state.hpp"
 #include "symflow/backend/cpu/kernels/string.hpp"
+#include "symflow/backend/cpu/kernels/summary.hpp"
 #include "symflow/backend/cpu/kernels/training.hpp"
 #include "symflow/backend/cpu/kernels/transform.hpp"
 
@@ -37,11 +40,12 @@ consteval auto join_cpu_kernels(const std::array<CpuKernel, N>&... parts) {
   return all;
 }
 
-inline constexpr auto kCpuKernels = join_cpu_kernels(
-    kConstCpuKernels, kControlCpuKernels, kStateCpuKernels, kRandomCpuKernels, kMathCpuKernels,
-    kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels, kShapeCpuKernels,
-    kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels, kTrainingCpuKernels, kStringCpuKernels,
-    kIoCpuKernels, kDataFlowCpuKernels, kParsingCpuKernels);
+inline constexpr auto kCpuKernels =
+    join_cpu_kernels(kConstCpuKernels, kControlCpuKernels, kStateCpuKernels, kRandomCpuKernels,
+                     kMathCpuKernels, kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels,
+                     kShapeCpuKernels, kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels,
+                     kTrainingCpuKernels, kStringCpuKernels, kIoCpuKernels, kDataFlowCpuKernels,
+                     kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels, kSummaryCpuKernels);
 
 // Each op has one kernel here. Ops are told apart by their type names, not their
 // addresses: GCC cannot compare addresses in a constant expression under
