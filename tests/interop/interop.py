@@ -389,6 +389,7 @@ def check_symflow_training_graph(folder):
     if done.returncode != 0:
         failures.append(f"training graph writer: {done.stderr.strip()}")
         return
+    check_symflow_events(prefix + "_logs", done.stdout)
     x = np.arange(24, dtype=np.float32).reshape(6, 4) / np.float32(10) - np.float32(1)
     y = np.arange(6, dtype=np.float32).reshape(6, 1) / np.float32(6)
     after = tf.train.load_checkpoint(prefix + "_after")
@@ -402,6 +403,40 @@ def check_symflow_training_graph(folder):
             for v in tf.global_variables():
                 compare(f"TF training symflow's graph, run {run + 1}, {v.op.name}",
                         sess.run(v), after.get_tensor(v.op.name))
+
+
+def check_symflow_events(logdir, stdout):
+    """TensorFlow's summary_iterator reads the event file symflow's FileWriter wrote: the
+    version event, the graph (a GraphDef TensorFlow parses, with the model's nodes), and
+    per step the loss scalar (symflow's value) and w1's histogram."""
+    files = [f for f in os.listdir(logdir) if f.startswith("events.out.tfevents.")]
+    compare("event files in symflow's logdir", np.array(len(files)), np.array(1))
+    if len(files) != 1:
+        return
+    events = list(tf.train.summary_iterator(os.path.join(logdir, files[0])))
+    compare("first event is the file version", np.array(events[0].file_version == "brain.Event:2"),
+            np.array(True))
+    graphs = [e for e in events if e.graph_def]
+    compare("one graph event", np.array(len(graphs)), np.array(1))
+    if graphs:
+        graph_def = tf.GraphDef()
+        graph_def.ParseFromString(graphs[0].graph_def)
+        names = {n.name for n in graph_def.node}
+        compare("the graph event holds the model",
+                np.array({"loss", "pred", "w1"} <= names), np.array(True))
+    losses = {int(step): float(value) for _, step, value in
+              (line.split() for line in stdout.splitlines() if line.startswith("loss "))}
+    scalars = {e.step: v.simple_value for e in events if e.HasField("summary")
+               for v in e.summary.value if v.tag == "train_loss"}
+    histograms = {e.step: v.histo for e in events if e.HasField("summary")
+                  for v in e.summary.value if v.tag == "w1_weights"}
+    compare("summary steps", np.array(sorted(scalars)), np.array(sorted(losses)))
+    for step, value in losses.items():
+        compare(f"loss scalar at step {step}", np.float32(scalars.get(step, np.nan)),
+                np.float32(value))
+        histo = histograms.get(step)
+        compare(f"w1 histogram at step {step} counts its 32 weights",
+                np.array(histo.num if histo else -1), np.array(32.0))
 
 
 def save_npy(folder, name, value):

@@ -2,7 +2,8 @@
 // builds a small regression model and its GradientDescent step with symflow's own
 // gradients and optimizer (TensorFlow's GATE_OP tuples included), saves it as
 // TensorFlow's files (a V2 checkpoint and a binary .meta) at PREFIX, runs the step 3
-// times, and saves the weights it reached at PREFIX_after. tests/interop/interop.py has
+// times (writing summaries to PREFIX_logs), and saves the weights it reached at
+// PREFIX_after. tests/interop/interop.py has
 // TensorFlow import PREFIX.meta, restore PREFIX, run the graph's train op 3 times (5
 // times over, with default threading) and compare with PREFIX_after.
 //
@@ -53,7 +54,20 @@ int main(int argc, char** argv) {
     sess.run(tf::global_variables_initializer());
     tf::train::Saver saver({.format = tf::train::FileFormat::tensorflow});
     saver.save(sess, prefix);
-    for (int i = 0; i < 3; ++i) sess.run({tf::Fetch(train)}, {{x, feed_x()}, {y, feed_y()}});
+    // Summaries, built after the .meta was written so that TensorFlow's import is the
+    // model alone: the loss per step and w1's histogram, in PREFIX_logs for TensorFlow's
+    // summary_iterator; the losses also go to stdout ("loss STEP VALUE").
+    tf::summary::scalar("train_loss", loss);
+    tf::summary::histogram("w1_weights", w1.value());
+    auto merged = *tf::summary::merge_all();
+    tf::summary::FileWriter writer(prefix + "_logs", g);
+    for (int i = 0; i < 3; ++i) {
+      auto got = sess.run({tf::Fetch(merged), tf::Fetch(loss), tf::Fetch(train)},
+                          {{x, feed_x()}, {y, feed_y()}});
+      writer.add_summary(got[0], i);
+      std::printf("loss %d %.9g\n", i, static_cast<double>(got[1].to_vector<float>()[0]));
+    }
+    writer.close();
     saver.save(sess, prefix + "_after", {.write_meta_graph = false});
     std::printf("wrote %s and %s_after (train op %s)\n", prefix.c_str(), prefix.c_str(),
                 train.name().c_str());
