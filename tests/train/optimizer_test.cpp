@@ -9,39 +9,17 @@
 #include <symflow/train/learning_rate_decay.hpp>
 #include <symflow/train/train.hpp>
 
+#include "../node_rows.hpp"
 #include "../test_util.hpp"
 
 namespace symflow_test_train_optimizer_test {
 
 namespace tf = symflow;
 using tf::test::check_close;
+using tf::test::check_rows;
+using tf::test::rows_since;
 
 namespace {
-
-// "name type [inputs] class" for every node made since `first` (inputs as the
-// NodeDef writes them, "^x" for a control input; class: the _class attr).
-std::vector<std::string> rows_since(const tf::Graph& g, std::size_t first) {
-  std::vector<std::string> rows;
-  auto ops = g.get_operations();
-  for (std::size_t i = first; i < ops.size(); ++i) {
-    tf::NodeDef def = ops[i].node_def();
-    std::string inputs;
-    for (const auto& in : def.input) inputs += (inputs.empty() ? "" : ",") + in;
-    std::string cls;
-    if (auto it = def.attr.find("_class"); it != def.attr.end())
-      cls = std::get<tf::StringList>(it->second).items.at(0);
-    rows.push_back(def.name + " " + def.op + " [" + inputs + "] " + cls);
-  }
-  return rows;
-}
-
-void check_rows(const std::vector<std::string>& got, const std::vector<std::string>& want) {
-  CHECK(got.size() == want.size());
-  for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-    CAPTURE(i);
-    CHECK(got[i] == want[i]);
-  }
-}
 
 std::vector<std::string> names(const std::vector<tf::Variable>& vars) {
   return tf::test::variable_names(vars);
