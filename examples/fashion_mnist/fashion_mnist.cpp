@@ -2,13 +2,15 @@
 // minimize the loss, run the train op batch after batch, and measure test accuracy.
 //
 //   fashion_mnist --model mlp|cnn --epochs N [--train-limit K] [--batch B]
-//                 [--data DIR] [--seed S] [--save DIR]
+//                 [--data DIR] [--seed S] [--save DIR] [--logdir DIR]
 //
 // The data is the IDX files of Debian's dataset-fashion-mnist package. The last line
 // printed is "test accuracy: 0.xxxx", after "test predictions crc32c: 0x...", a
 // checksum of the predicted classes of the whole test set. With --save, a checkpoint
 // (and its MetaGraph) is written to DIR after every epoch; examples/fashion_mnist_restore
-// restores the newest one without this program's model code.
+// restores the newest one without this program's model code. With --logdir, TensorBoard's
+// event file goes to DIR: the graph, the training loss every 100 steps, a histogram of
+// each weight, and the test accuracy after each epoch (tensorboard --logdir DIR).
 
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -40,7 +43,8 @@ struct Options {
   std::int64_t batch = 64;
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::int64_t seed = 1;
-  std::string save;  // checkpoint directory; empty: no checkpoints
+  std::string save;    // checkpoint directory; empty: no checkpoints
+  std::string logdir;  // TensorBoard's event files; empty: none
 };
 
 Options parse(int argc, char** argv) {
@@ -78,10 +82,12 @@ Options parse(int argc, char** argv) {
       o.seed = number(i);
     } else if (a == "--save") {
       o.save = value(i);
+    } else if (a == "--logdir") {
+      o.logdir = value(i);
     } else {
       throw std::invalid_argument("unknown argument " + a +
                                   " (expected --model mlp|cnn, --epochs N, --train-limit K, "
-                                  "--batch B, --data DIR, --seed S, --save DIR)");
+                                  "--batch B, --data DIR, --seed S, --save DIR, --logdir DIR)");
     }
   }
   if (o.model != "mlp" && o.model != "cnn")
@@ -206,6 +212,18 @@ int main(int argc, char** argv) try {
   std::printf("graph: %zu nodes, %lld trainable parameters\n", tf::get_default_graph().num_nodes(),
               static_cast<long long>(tf::count_params(tf::trainable_variables())));
 
+  // tf.summary ops and a FileWriter, only when asked for (the graph is otherwise the model
+  // alone, as fashion_mnist_restore's checks expect).
+  std::optional<tf::Tensor<std::string>> summaries;
+  std::optional<tf::summary::FileWriter> writer;
+  if (!opt.logdir.empty()) {
+    tf::summary::scalar("train_loss", loss);
+    for (const tf::Variable& v : tf::trainable_variables())
+      tf::summary::histogram(v.op().name() + "_weights", v.value());
+    summaries = tf::summary::merge_all();
+    writer.emplace(opt.logdir, tf::get_default_graph());
+  }
+
   tf::Session sess;
   sess.run(tf::global_variables_initializer());
   std::optional<tf::train::Saver> saver;
@@ -224,6 +242,7 @@ int main(int argc, char** argv) try {
   std::vector<std::int64_t> order(static_cast<std::size_t>(train.size()));
   std::iota(order.begin(), order.end(), 0);
   example::TestPredictions result;
+  std::int64_t step = 0;
   for (int epoch = 1; epoch <= opt.epochs; ++epoch) {
     std::shuffle(order.begin(), order.end(), rng);
     const auto epoch_start = Clock::now();
@@ -232,10 +251,15 @@ int main(int argc, char** argv) try {
     std::int64_t batches = 0;
     for (std::int64_t b = 0; b < train.size(); b += opt.batch) {
       std::int64_t e = std::min(train.size(), b + opt.batch);
-      auto out = sess.run({loss},
+      std::vector<tf::Fetch> fetches{loss};
+      const bool summarize = writer && step % 100 == 0;
+      if (summarize) fetches.emplace_back(*summaries);
+      auto out = sess.run(fetches,
                           {{images, gather_rows(train.images, order, b, e)},
                            {labels, gather_rows(train.labels, order, b, e)}},
                           {train_op});
+      if (summarize) writer->add_summary(out[1], step);
+      ++step;
       loss_sum += out[0].data<float>()[0];
       ++batches;
       double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
@@ -248,6 +272,13 @@ int main(int argc, char** argv) try {
     std::printf("epoch %d: loss %.4f, test accuracy %.4f, %.1f s (%.0f img/s)\n", epoch,
                 loss_sum / static_cast<double>(batches), result.accuracy, seconds,
                 static_cast<double>(train.size()) / seconds);
+    if (writer) {
+      std::string accuracy;
+      tf::io::summary_proto::append_simple_value(accuracy, "test_accuracy",
+                                                 static_cast<float>(result.accuracy));
+      writer->add_summary(accuracy, step);
+      writer->flush();
+    }
     if (saver)
       std::printf("saved %s\n", saver->save(sess, opt.save + "/model.ckpt", global_step).c_str());
   }
