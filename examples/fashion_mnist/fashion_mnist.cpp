@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <symflow/data/idx.hpp>
+#include <symflow/io/summary_writer.hpp>  // summary::FileWriter: not in the umbrella
 #include <symflow/symflow.hpp>
 #include <symflow/train/saver.hpp>
 

@@ -16,7 +16,6 @@
 #include "symflow/io/graph_def_text.hpp"
 #include "symflow/io/graph_io.hpp"
 #include "symflow/io/importer.hpp"
-#include "symflow/io/summary_writer.hpp"
 #include "symflow/layers/batch_normalization.hpp"
 #include "symflow/layers/convolutional.hpp"
 #include "symflow/layers/core.hpp"

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <symflow/io/summary_writer.hpp>  // summary::FileWriter: not in the umbrella
 #include <symflow/symflow.hpp>
 
 namespace tf = symflow;
