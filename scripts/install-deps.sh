@@ -15,8 +15,11 @@ packages=(
   zlib1g-dev
   libsnappy-dev
   libre2-dev
+  libpng-dev
   pkgconf
   dataset-fashion-mnist
+  graphviz           # dot: tests/io/graph_dot_test.cpp renders the DOT output as SVG
+  fonts-liberation2  # graphviz's fonts (only a Recommends; the script installs without them)
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

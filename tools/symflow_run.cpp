@@ -4,6 +4,7 @@
 //   symflow-run MODEL [--tag TAGS] [--signature KEY] [--checkpoint PREFIX] [--run OP[:N]]...
 //               [--feed NAME=FILE.npy]... [--fetch NAME[=OUT.npy]]... [--show]
 //               [--write-graph OUT] [--save PREFIX]
+//               [--dot OUT.dot [--dot-fetch NAME]... [--dot-collapse] [--dot-shapes]]
 //   symflow-run --checkpoint PREFIX [--fetch NAME[=OUT.npy]]... [--show]
 //
 // MODEL is a SavedModel folder (TensorFlow 1.x's; `--tag` picks the MetaGraphDef, "serve"
@@ -27,6 +28,10 @@
 // TensorFlow's import_meta_graph and Saver.restore read.
 // `--write-graph OUT` writes the graph as symflow holds it, in the format OUT's extension
 // names: `.pb` binary, `.json` symflow's JSON, anything else protobuf text.
+// `--dot OUT.dot` draws the loaded graph in Graphviz's DOT language (io/graph_dot.hpp; render
+// it with `dot -Tsvg OUT.dot -o OUT.svg`): `--dot-fetch NAME` (repeatable, a node or tensor
+// of the graph) draws only what NAME needs, `--dot-collapse` draws each top-level name scope
+// as one box, and `--dot-shapes` labels the edges with dtypes and shapes.
 // Every error names the file or node and what was expected; the exit status is 1 on any
 // error and 2 on a usage error.
 #include <algorithm>
@@ -48,6 +53,7 @@
 #include <xtensor/xnpy.hpp>
 
 #include <symflow/core/xtensor_interop.hpp>
+#include <symflow/io/graph_dot.hpp>  // write_dot: not in the umbrella
 #include <symflow/symflow.hpp>
 
 namespace tf = symflow;
@@ -58,6 +64,7 @@ constexpr const char* kUsage =
     "usage: symflow-run MODEL [--tag TAGS] [--signature KEY] [--checkpoint PREFIX]\n"
     "                   [--run OP[:N]]... [--feed NAME=FILE.npy]... [--fetch NAME[=OUT.npy]]...\n"
     "                   [--show] [--write-graph OUT] [--save PREFIX]\n"
+    "                   [--dot OUT.dot [--dot-fetch NAME]... [--dot-collapse] [--dot-shapes]]\n"
     "       symflow-run --checkpoint PREFIX [--fetch NAME[=OUT.npy]]... [--show]\n"
     "  MODEL  a SavedModel folder, a MetaGraphDef (.meta), or a GraphDef (.pb, .pbtxt, .json)\n"
     "  TAGS   the SavedModel's tag-set, comma-separated (default: serve)\n"
@@ -79,6 +86,8 @@ struct Options {
   std::vector<std::string> tags = {"serve"};
   std::string signature;
   std::string save;  // a checkpoint prefix
+  std::string dot;   // a Graphviz DOT file of the graph
+  tf::DotOptions dot_options;
 };
 
 // "NAME=VALUE" of a flag; VALUE may be required.
@@ -140,6 +149,14 @@ Options parse(int argc, char** argv) {
       o.save = value();
     } else if (a == "--write-graph") {
       o.write_graph = value();
+    } else if (a == "--dot") {
+      o.dot = value();
+    } else if (a == "--dot-fetch") {
+      o.dot_options.fetches.push_back(value());
+    } else if (a == "--dot-collapse") {
+      o.dot_options.collapse_scopes = true;
+    } else if (a == "--dot-shapes") {
+      o.dot_options.show_shapes = true;
     } else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
       std::exit(0);
@@ -152,13 +169,17 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.model.empty() && o.checkpoint.empty()) throw UsageError("no MODEL given");
-  if (o.model.empty() &&
-      (!o.runs.empty() || !o.feeds.empty() || !o.write_graph.empty() || !o.save.empty()))
-    throw UsageError("--run, --feed, --save and --write-graph need a MODEL");
+  if (o.model.empty() && (!o.runs.empty() || !o.feeds.empty() || !o.write_graph.empty() ||
+                          !o.save.empty() || !o.dot.empty()))
+    throw UsageError("--run, --feed, --save, --write-graph and --dot need a MODEL");
+  const tf::DotOptions& dot = o.dot_options;
+  if (o.dot.empty() && (!dot.fetches.empty() || dot.collapse_scopes || dot.show_shapes))
+    throw UsageError("--dot-fetch, --dot-collapse and --dot-shapes need --dot OUT.dot");
   if (!o.show && o.runs.empty() && o.fetches.empty() && o.write_graph.empty() &&
-      o.signature.empty() && o.save.empty())
+      o.signature.empty() && o.save.empty() && o.dot.empty())
     throw UsageError(
-        "nothing to do: give --show, --run, --fetch, --signature, --save or --write-graph");
+        "nothing to do: give --show, --run, --fetch, --signature, --save, --write-graph or "
+        "--dot");
   return o;
 }
 
@@ -444,6 +465,7 @@ int run(const Options& o) {
     const std::string dir = out.parent_path().empty() ? "." : out.parent_path().string();
     tf::write_graph(g.as_graph_def(), dir, out.filename().string(), format);
   }
+  if (!o.dot.empty()) tf::write_dot(g, o.dot, o.dot_options);
 
   const tf::train::SignatureDef* sig = nullptr;
   if (!o.signature.empty()) {

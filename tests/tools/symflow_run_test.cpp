@@ -229,4 +229,37 @@ TEST_CASE("tools/symflow-run: errors name the file or node, with exit status 1 o
   CHECK(r.err.find("/nonexistent/a.npy") != std::string::npos);
 }
 
+TEST_CASE("tools/symflow-run: --dot draws the loaded graph, pruned, collapsed or with shapes") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("symflow_test_symflow_run_dot_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string meta = "\"" + fixture("tf1_half_plus_two_ckpt/export.meta") + "\"";
+  const std::string dot = (dir / "graph.dot").string();
+  // The whole MetaGraph: its variables' clusters and the Saver's ops.
+  Result r = run_tool(meta + " --dot \"" + dot + "\"");
+  CHECK(r.status == 0);
+  std::string text = slurp(dot);
+  CHECK(text.rfind("digraph symflow {", 0) == 0);
+  CHECK(text.find("subgraph \"cluster_Variable\" {") != std::string::npos);
+  CHECK(text.find("\"save/SaveV2\" [label=") != std::string::npos);
+  // What Add needs: no Saver, no initialiser; its edges labelled with dtypes and shapes.
+  r = run_tool(meta + " --dot \"" + dot + "\" --dot-fetch Add:0 --dot-shapes");
+  CHECK(r.status == 0);
+  text = slurp(dot);
+  CHECK(text.find("save") == std::string::npos);
+  CHECK(text.find("\"Variable/read\" -> \"Mul\" [label=\"float32 ()\"];") != std::string::npos);
+  // Each top-level scope as one box.
+  r = run_tool(meta + " --dot \"" + dot + "\" --dot-collapse");
+  CHECK(r.status == 0);
+  CHECK(slurp(dot).find("\"save\" [label=\"save\\n14 ops\", shape=box3d") != std::string::npos);
+  // An unknown fetch is named; the --dot-* options need --dot.
+  r = run_tool(meta + " --dot \"" + dot + "\" --dot-fetch nope");
+  CHECK(r.status == 1);
+  CHECK(r.err.find("nope is not in graph") != std::string::npos);
+  r = run_tool(meta + " --dot-shapes");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("need --dot OUT.dot") != std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace symflow_test_tools_symflow_run_test
