@@ -3,7 +3,9 @@
 # (and tf_keras, for tf.layers) when missing (as `make bench` does), builds symflow-run in
 # $BUILD_DIR, and runs tests/interop/interop.py: TensorFlow writes models (binary, text
 # and strip_default_attrs GraphDefs) that symflow runs, and reads back the GraphDefs
-# symflow writes; every output must match TensorFlow's own.
+# symflow writes; every output must match TensorFlow's own. Then
+# tests/interop/tensorboard_check.py loads a log directory symflow wrote with TensorBoard's
+# own event loader and its HTTP server (pip's tensorboard, installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,8 +36,20 @@ if ! "$PYTHON" -c "import tf_keras" >/dev/null 2>&1; then
     "$PYTHON" -m pip install --quiet --no-deps tf_keras
 fi
 
-cmake --build "$BUILD_DIR" --target symflow-run symflow_interop_training_graph -j"$JOBS"
+# TensorBoard, for tests/interop/tensorboard_check.py (pip's tensorflow-cpu lacks it).
+if ! "$PYTHON" -c "import tensorboard" >/dev/null 2>&1; then
+  echo "interop: installing tensorboard with pip"
+  "$PYTHON" -m pip install --quiet --break-system-packages tensorboard ||
+    "$PYTHON" -m pip install --quiet tensorboard
+fi
+
+cmake --build "$BUILD_DIR" --target symflow-run symflow_interop_training_graph \
+  symflow_interop_write_summaries -j"$JOBS"
 work=$(mktemp -d "${TMPDIR:-/tmp}/symflow-interop.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+status=0
 TF_CPP_MIN_LOG_LEVEL=2 "$PYTHON" tests/interop/interop.py "$BUILD_DIR/tools/symflow-run" "$work" \
-  "$BUILD_DIR/tests/symflow_interop_training_graph"
+  "$BUILD_DIR/tests/symflow_interop_training_graph" || status=1
+TF_CPP_MIN_LOG_LEVEL=2 "$PYTHON" tests/interop/tensorboard_check.py \
+  "$BUILD_DIR/tests/symflow_interop_write_summaries" "$work/tensorboard" || status=1
+exit $status

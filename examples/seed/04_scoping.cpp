@@ -1,8 +1,11 @@
 // Seed experiment 4: variable_scope prefixes both the ops and the variables made by
 // get_variable; name_scope prefixes the ops (and tf.Variable) but not get_variable.
+// As the seed does, the graph goes to TensorBoard's `logs` folder (in the working
+// directory): `tensorboard --logdir logs` shows both scopes in its Graphs tab.
 #include <iostream>
 #include <string>
 
+#include <symflow/io/summary_writer.hpp>
 #include <symflow/symflow.hpp>
 #include <symflow/variables/get_variable.hpp>
 
@@ -41,7 +44,14 @@ int main() {
   auto d1 = scoping<tf::variable_scope>("scope_vars", "res", {1, 2, 3});
   auto d2 = scoping<tf::name_scope>("scope_name", "res", {1, 2, 3});
 
+  // with tf.Session() as sess:
+  //     writer = tf.summary.FileWriter('logs', sess.graph)
+  //     sess.run(tf.global_variables_initializer())
+  //     print sess.run([d1, d2])
+  //     writer.close()
   tf::Session sess;
+  tf::summary::FileWriter writer("logs", sess.graph());
   sess.run(tf::global_variables_initializer());
   std::cout << sess.run({d1, d2}) << "\n";
+  writer.close();
 }

@@ -86,11 +86,14 @@ inline constexpr std::uint32_t kEventSummary = 5;
 inline constexpr std::uint32_t kEventSourceMetadata = 10;
 inline constexpr std::uint32_t kSourceMetadataWriter = 1;
 
-// A Summary.Value of an event, decoded: its tag, and its simple value or histogram.
+// A Summary.Value of an event, decoded: its tag, and its simple value, histogram, image
+// or audio.
 struct SummaryValue {
   std::string tag;
   std::optional<float> simple_value;
   std::optional<summary_proto::Histogram> histo;
+  std::optional<summary_proto::Image> image;
+  std::optional<summary_proto::Audio> audio;
 };
 
 // The fields of an Event that symflow writes and reads. Of the `what` oneof, at most one
@@ -150,7 +153,8 @@ inline Event parse_event(std::string_view bytes, const std::string& where) {
         e.summary = std::string(r.bytes());
         e.values.clear();
         for (auto& v : summary_proto::parse_summary(*e.summary, where))
-          e.values.push_back({std::move(v.tag), v.simple_value, std::move(v.histo)});
+          e.values.push_back({std::move(v.tag), v.simple_value, std::move(v.histo),
+                              std::move(v.image), std::move(v.audio)});
         break;
       }
       case kEventSourceMetadata: {

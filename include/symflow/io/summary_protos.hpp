@@ -5,13 +5,15 @@
 // zeros left out, a oneof member always written), so that a summary matches TensorFlow's
 // byte for byte. Also the histogram TensorFlow's HistogramSummary builds
 // (core/lib/histogram/histogram.cc): its default buckets, and the collapsing of empty
-// runs of buckets in its proto.
+// runs of buckets in its proto. And the WAV bytes of an audio summary
+// (core/lib/wav/wav_io.cc: 16-bit PCM, little-endian).
 //
 // This header reaches nothing above core/, so that the summary kernels may use it.
 
 #include <algorithm>
 #include <bit>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +36,9 @@ using wire::WireType;
 inline constexpr std::uint32_t kSummaryValue = 1;
 inline constexpr std::uint32_t kValueTag = 1;
 inline constexpr std::uint32_t kValueSimpleValue = 2;
+inline constexpr std::uint32_t kValueImage = 4;
 inline constexpr std::uint32_t kValueHisto = 5;
+inline constexpr std::uint32_t kValueAudio = 6;
 inline constexpr std::uint32_t kValueTensor = 8;
 inline constexpr std::uint32_t kValueMetadata = 9;
 inline constexpr std::uint32_t kHistoMin = 1;
@@ -44,6 +48,16 @@ inline constexpr std::uint32_t kHistoSum = 4;
 inline constexpr std::uint32_t kHistoSumSquares = 5;
 inline constexpr std::uint32_t kHistoBucketLimit = 6;
 inline constexpr std::uint32_t kHistoBucket = 7;
+// Summary.Image and Summary.Audio.
+inline constexpr std::uint32_t kImageHeight = 1;
+inline constexpr std::uint32_t kImageWidth = 2;
+inline constexpr std::uint32_t kImageColorspace = 3;
+inline constexpr std::uint32_t kImageEncoded = 4;
+inline constexpr std::uint32_t kAudioSampleRate = 1;
+inline constexpr std::uint32_t kAudioNumChannels = 2;
+inline constexpr std::uint32_t kAudioLengthFrames = 3;
+inline constexpr std::uint32_t kAudioEncoded = 4;
+inline constexpr std::uint32_t kAudioContentType = 5;
 
 inline void append_tag(std::string& out, std::uint32_t field, WireType type) {
   append_varint(out, (std::uint64_t{field} << 3) | static_cast<std::uint8_t>(type));
@@ -59,6 +73,12 @@ inline void append_double_field(std::string& out, std::uint32_t field, double va
   if (bits == 0) return;
   append_tag(out, field, WireType::fixed64);
   append_fixed64(out, bits);
+}
+// A proto3 integer: left out when zero.
+inline void append_int_field(std::string& out, std::uint32_t field, std::int64_t value) {
+  if (value == 0) return;
+  append_tag(out, field, WireType::varint);
+  append_varint(out, static_cast<std::uint64_t>(value));
 }
 inline void append_packed_doubles(std::string& out, std::uint32_t field,
                                   const std::vector<double>& values) {
@@ -167,6 +187,92 @@ inline void append_histogram_value(std::string& summary, std::string_view tag, c
   append_bytes_field(summary, kSummaryValue, v);
 }
 
+// A Summary.Image: the PNG's bytes and its height, width and channels (colorspace).
+struct Image {
+  std::int64_t height = 0, width = 0, colorspace = 0;
+  std::string encoded_image_string;
+};
+
+inline void append_image_value(std::string& summary, std::string_view tag, const Image& image) {
+  std::string fields;
+  append_int_field(fields, kImageHeight, image.height);
+  append_int_field(fields, kImageWidth, image.width);
+  append_int_field(fields, kImageColorspace, image.colorspace);
+  if (!image.encoded_image_string.empty())
+    append_bytes_field(fields, kImageEncoded, image.encoded_image_string);
+  std::string v;
+  if (!tag.empty()) append_bytes_field(v, kValueTag, tag);
+  append_bytes_field(v, kValueImage, fields);
+  append_bytes_field(summary, kSummaryValue, v);
+}
+
+// A Summary.Audio: the WAV's bytes, its sample rate, channels and frames.
+struct Audio {
+  float sample_rate = 0;
+  std::int64_t num_channels = 0, length_frames = 0;
+  std::string encoded_audio_string;
+  std::string content_type;
+};
+
+inline void append_audio_value(std::string& summary, std::string_view tag, const Audio& audio) {
+  std::string fields;
+  if (std::bit_cast<std::uint32_t>(audio.sample_rate) != 0) {
+    append_tag(fields, kAudioSampleRate, WireType::fixed32);
+    append_fixed32(fields, std::bit_cast<std::uint32_t>(audio.sample_rate));
+  }
+  append_int_field(fields, kAudioNumChannels, audio.num_channels);
+  append_int_field(fields, kAudioLengthFrames, audio.length_frames);
+  if (!audio.encoded_audio_string.empty())
+    append_bytes_field(fields, kAudioEncoded, audio.encoded_audio_string);
+  if (!audio.content_type.empty())
+    append_bytes_field(fields, kAudioContentType, audio.content_type);
+  std::string v;
+  if (!tag.empty()) append_bytes_field(v, kValueTag, tag);
+  append_bytes_field(v, kValueAudio, fields);
+  append_bytes_field(summary, kSummaryValue, v);
+}
+
+// One float sample as a 16-bit one: scaled by 2^15, rounded half away from zero and
+// clamped; NaN becomes 0 (what TensorFlow's conversion gives on x86).
+inline std::int16_t float_to_int16_sample(float sample) {
+  if (std::isnan(sample)) return 0;
+  const float scaled = std::round(sample * 32768.0f);
+  return static_cast<std::int16_t>(std::clamp(scaled, -32768.0f, 32767.0f));
+}
+
+// A WAV file of 16-bit PCM samples (interleaved channels, `num_frames` frames): the
+// 44-byte RIFF header TensorFlow writes, then the samples, little-endian.
+inline std::string encode_wav(const float* samples, std::uint32_t sample_rate,
+                              std::uint16_t num_channels, std::size_t num_frames) {
+  const std::size_t num_samples = num_frames * num_channels;
+  const auto data_size = static_cast<std::uint32_t>(num_samples * 2);
+  std::string out;
+  out.reserve(44 + data_size);
+  auto put16 = [&](std::uint32_t v) {
+    out += static_cast<char>(v & 0xff);
+    out += static_cast<char>((v >> 8) & 0xff);
+  };
+  auto put32 = [&](std::uint32_t v) {
+    put16(v & 0xffff);
+    put16(v >> 16);
+  };
+  out += "RIFF";
+  put32(36 + data_size);
+  out += "WAVEfmt ";
+  put32(16);  // the format chunk's size
+  put16(1);   // PCM
+  put16(num_channels);
+  put32(sample_rate);
+  put32(sample_rate * 2u * num_channels);  // bytes per second
+  put16(2u * num_channels);                // bytes per frame
+  put16(16);                               // bits per sample
+  out += "data";
+  put32(data_size);
+  for (std::size_t i = 0; i < num_samples; ++i)
+    put16(static_cast<std::uint16_t>(float_to_int16_sample(samples[i])));
+  return out;
+}
+
 // TensorFlow's DataType number of a dtype (DT_FLOAT is 1, DT_STRING 7).
 inline constexpr std::uint64_t tf_datatype_number(DType d) {
   switch (d) {
@@ -227,12 +333,15 @@ inline void append_tensor_value(std::string& summary, std::string_view tag,
   append_bytes_field(summary, kSummaryValue, v);
 }
 
-// A Summary.Value read back: its tag and, where present, its simple value or histogram.
-// `bytes` is the Value's whole encoding, kept so that merging copies it unchanged.
+// A Summary.Value read back: its tag and, where present, its simple value, histogram,
+// image or audio. `bytes` is the Value's whole encoding, kept so that merging copies it
+// unchanged.
 struct DecodedValue {
   std::string tag;
   std::optional<float> simple_value;
   std::optional<Histogram> histo;
+  std::optional<Image> image;
+  std::optional<Audio> audio;
   std::string_view bytes;
 };
 
@@ -270,6 +379,57 @@ inline Histogram parse_histogram(std::string_view bytes, const std::string& wher
   return h;
 }
 
+inline Image parse_image(std::string_view bytes, const std::string& where) {
+  Image image;
+  WireReader r(bytes, where + ": Summary.Image");
+  while (r.next()) {
+    switch (r.field()) {
+      case kImageHeight:
+        image.height = r.int64();
+        break;
+      case kImageWidth:
+        image.width = r.int64();
+        break;
+      case kImageColorspace:
+        image.colorspace = r.int64();
+        break;
+      case kImageEncoded:
+        image.encoded_image_string = std::string(r.bytes());
+        break;
+      default:
+        r.skip();
+    }
+  }
+  return image;
+}
+
+inline Audio parse_audio(std::string_view bytes, const std::string& where) {
+  Audio audio;
+  WireReader r(bytes, where + ": Summary.Audio");
+  while (r.next()) {
+    switch (r.field()) {
+      case kAudioSampleRate:
+        audio.sample_rate = r.float32();
+        break;
+      case kAudioNumChannels:
+        audio.num_channels = r.int64();
+        break;
+      case kAudioLengthFrames:
+        audio.length_frames = r.int64();
+        break;
+      case kAudioEncoded:
+        audio.encoded_audio_string = std::string(r.bytes());
+        break;
+      case kAudioContentType:
+        audio.content_type = std::string(r.bytes());
+        break;
+      default:
+        r.skip();
+    }
+  }
+  return audio;
+}
+
 // The values of a serialized Summary; a DataLossError (starting with `where`) when the
 // bytes are not one.
 inline std::vector<DecodedValue> parse_summary(std::string_view bytes, const std::string& where) {
@@ -290,6 +450,10 @@ inline std::vector<DecodedValue> parse_summary(std::string_view bytes, const std
         value.simple_value = v.float32();
       } else if (v.field() == kValueHisto) {
         value.histo = parse_histogram(v.bytes(), where);
+      } else if (v.field() == kValueImage) {
+        value.image = parse_image(v.bytes(), where);
+      } else if (v.field() == kValueAudio) {
+        value.audio = parse_audio(v.bytes(), where);
       } else {
         v.skip();
       }

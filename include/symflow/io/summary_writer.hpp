@@ -6,21 +6,26 @@
 //   writer.add_summary(sess.run(merged), step);   // the bytes of a summary op
 //   writer.close();                               // or let the destructor flush
 //
-// Events are queued and written when max_queue of them wait, when flush_secs have passed
-// since the last write (checked as events are added: there is no background thread), and
-// on flush(), close() and destruction.
+// Events are queued and written when max_queue of them wait, on flush(), close() and
+// destruction, and by a background thread every flush_secs, as TensorFlow's
+// EventFileWriter does: an event reaches the file within flush_secs even when no other
+// event follows it.
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "symflow/core/errors.hpp"
@@ -34,7 +39,7 @@ namespace symflow::summary {
 
 struct FileWriterOptions {
   int max_queue = 10;       // events held before they are written
-  double flush_secs = 120;  // the longest an event waits (checked when one is added)
+  double flush_secs = 120;  // the longest an event waits: the background thread's period
   std::string filename_suffix = {};
 };
 
@@ -66,6 +71,7 @@ class FileWriter {
     queue_.push_back(io::frame_record(io::serialize_event(version)));
     flush();
     if (graph) add_graph(*graph);
+    flusher_ = std::thread([this] { flush_periodically(); });
   }
   ~FileWriter() {
     try {
@@ -115,34 +121,41 @@ class FileWriter {
   // Any event; its wall_time is now when it has none. Events added after close() are
   // dropped, as TensorFlow's writer drops them.
   void add_event(io::Event event) {
-    if (closed_) return;
     if (event.wall_time == 0)
       event.wall_time =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
               .count();
-    queue_.push_back(io::frame_record(io::serialize_event(event)));
-    const bool waited_long = std::chrono::steady_clock::now() - last_flush_ >=
-                             std::chrono::duration<double>(options_.flush_secs);
-    if (static_cast<int>(queue_.size()) >= options_.max_queue || waited_long) flush();
+    std::string record = io::frame_record(io::serialize_event(event));
+    std::lock_guard lock(mutex_);
+    if (closed_) return;
+    queue_.push_back(std::move(record));
+    if (static_cast<int>(queue_.size()) >= options_.max_queue) write_queue();
+    throw_failure();
   }
 
-  // Writes the queued events to the file.
+  // Writes the queued events to the file. A write that failed (here or in the background)
+  // is a DataLossError naming the file.
   void flush() {
+    std::lock_guard lock(mutex_);
     if (closed_) return;
-    for (const std::string& record : queue_)
-      file_.write(record.data(), static_cast<std::streamsize>(record.size()));
-    queue_.clear();
-    file_.flush();
-    last_flush_ = std::chrono::steady_clock::now();
-    if (!file_) throw DataLossError(path_.string() + ": could not write the event file");
+    write_queue();
+    throw_failure();
   }
 
-  // Flushes and closes the file; later events are dropped.
+  // Stops the background thread, flushes and closes the file; later events are dropped.
   void close() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (flusher_.joinable()) flusher_.join();
+    std::lock_guard lock(mutex_);
     if (closed_) return;
-    flush();
+    write_queue();
     file_.close();
     closed_ = true;
+    throw_failure();
   }
 
  private:
@@ -159,6 +172,35 @@ class FileWriter {
     throw NotFoundError(logdir_.string() + "; " + ec.message());
   }
 
+  // Writes and flushes the queued records; the caller holds mutex_. A failure is kept
+  // for the caller (or the next call, when the background thread wrote).
+  void write_queue() {
+    for (const std::string& record : queue_)
+      file_.write(record.data(), static_cast<std::streamsize>(record.size()));
+    queue_.clear();
+    file_.flush();
+    if (!file_) failure_ = path_.string() + ": could not write the event file";
+  }
+  void throw_failure() {
+    if (failure_.empty()) return;
+    std::string message = std::move(failure_);
+    failure_.clear();
+    throw DataLossError(message);
+  }
+
+  // The background thread: writes the queue every flush_secs until close().
+  void flush_periodically() {
+    const auto period = std::max<std::chrono::steady_clock::duration>(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(options_.flush_secs)),
+        std::chrono::milliseconds(1));
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      if (wake_.wait_for(lock, period, [this] { return stopping_; })) break;
+      if (!closed_) write_queue();
+    }
+  }
+
   static std::string hostname() {
     char name[256] = {};
     if (gethostname(name, sizeof name - 1) != 0) return "localhost";
@@ -169,9 +211,13 @@ class FileWriter {
   FileWriterOptions options_;
   std::filesystem::path path_;
   std::ofstream file_;
-  std::vector<std::string> queue_;
-  std::chrono::steady_clock::time_point last_flush_ = std::chrono::steady_clock::now();
+  std::vector<std::string> queue_;  // framed records not yet written
+  std::string failure_;             // a write that failed, until reported
   bool closed_ = false;
+  bool stopping_ = false;
+  std::mutex mutex_;  // guards the file, the queue and the flags
+  std::condition_variable wake_;
+  std::thread flusher_;
 };
 
 // tf.train.summary_iterator(path): every event of an event file, each record's checksums

@@ -6,6 +6,7 @@
 // files.
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,31 +46,46 @@ inline std::string clean_tag(std::string_view name) {
   return first == std::string::npos ? std::string() : out.substr(first);
 }
 
+// Adds a summary to `collections`, or to GraphKeys::SUMMARIES when they are unset.
+inline void add_to_summary_collections(
+    Graph& g, const Output& summary, const std::optional<std::vector<CollectionKey>>& collections) {
+  const std::vector<CollectionKey> keys =
+      collections ? *collections : std::vector<CollectionKey>{CollectionKey(GraphKeys::SUMMARIES)};
+  for (const CollectionKey& key : keys) g.add_to_collection(key.name, summary);
+}
+
+// The scope name and tag of a summary named `name` under `family` (see build_summary).
+inline std::string summary_base(std::string_view name, std::string_view family_name) {
+  const std::string family = clean_tag(family_name);
+  return family.empty() ? clean_tag(name) : family + "/" + clean_tag(name);
+}
+inline std::string summary_tag(const name_scope& scope, std::string_view family_name) {
+  const std::string family = clean_tag(family_name);
+  std::string tag = scope.name().substr(0, scope.name().size() - 1);
+  return family.empty() ? tag : family + "/" + tag;
+}
+
 // Builds a summary op the way TensorFlow 1.x does: a name scope named after the (cleaned)
 // name, under `family` when one is given; the tag is the scope's full name (prefixed with
 // the family again), and the op is named exactly after the scope, so that
 // scalar("loss", x) in scope "train" is node "train/loss" with tag "train/loss" (a second
 // one: "train/loss_1"). The tag is a Const "<scope>/<tag_arg>"; TensorSummaryV2's
 // metadata bytes, when given, a Const "<scope>/serialized_summary_metadata".
+// `attrs` are the op's besides T (which is the tensor's dtype, for ops that have it).
 inline Output build_summary(std::string_view name, const Output& tensor,
                             const SummaryOptions& options, const OpDef& def,
                             std::string_view tag_arg,
-                            const std::optional<std::string>& metadata = std::nullopt) {
-  const std::string cleaned = clean_tag(name);
-  const std::string family = clean_tag(options.family);
-  const std::string base = family.empty() ? cleaned : family + "/" + cleaned;
+                            const std::optional<std::string>& metadata = std::nullopt,
+                            AttrMap attrs = {{"T", DType::invalid}}) {
   Graph g = graph_of({tensor});
-  name_scope scope(g, base);
-  std::string tag = scope.name().substr(0, scope.name().size() - 1);
-  if (!family.empty()) tag = family + "/" + tag;
+  name_scope scope(g, summary_base(name, options.family));
+  const std::string tag = summary_tag(scope, options.family);
   symflow::detail::OpBuilder b(g, scope.name(), def.type);
   std::vector<Output> inputs{b.constant_arg(Value(tag), tag_arg), tensor};
   if (metadata) inputs.push_back(b.constant_arg(Value(*metadata), "serialized_summary_metadata"));
-  Output summary = b.build(def, inputs, {{"T", tensor.dtype()}}).output(0);
-  const std::vector<CollectionKey> keys =
-      options.collections ? *options.collections
-                          : std::vector<CollectionKey>{CollectionKey(GraphKeys::SUMMARIES)};
-  for (const CollectionKey& key : keys) g.add_to_collection(key.name, summary);
+  if (attrs.contains("T")) attrs["T"] = tensor.dtype();
+  Output summary = b.build(def, inputs, std::move(attrs)).output(0);
+  add_to_summary_collections(g, summary, options.collections);
   return summary;
 }
 
@@ -154,6 +170,69 @@ inline Tensor<std::string> text(
                                                    detail::summary_metadata("text", {}, {})));
 }
 
+// Options of image and audio: how many of the batch's first items become images or
+// clips (the ops' max_images / max_outputs), and those of scalar.
+struct MediaSummaryOptions {
+  std::int64_t max_outputs = 3;
+  std::optional<std::vector<CollectionKey>> collections = std::nullopt;
+  std::string family = {};
+};
+
+// tf.summary.image(name, tensor, max_outputs, collections, family): op ImageSummary, the
+// first max_outputs images of a [batch, height, width, channels] tensor (channels 1, 3 or
+// 4; uint8, float32 or float64) as PNGs, tagged "<tag>/image/<i>" ("<tag>/image" when
+// max_outputs is 1). Float images are scaled into [0, 255] as TensorFlow scales them, and
+// a pixel with a NaN or infinity is painted bad_color (opaque red). Another rank or
+// channel count fails the run: "Tensor must be 4-D with last dim 1, 3, or 4, not [2,3]".
+inline Tensor<std::string> image(std::string_view name, const Output& tensor,
+                                 const MediaSummaryOptions& options = {}) {
+  return Tensor<std::string>(detail::build_summary(
+      name, tensor, {.collections = options.collections, .family = options.family},
+      symflow::detail::kImageSummaryOp, "tag", std::nullopt,
+      {{"max_images", options.max_outputs},
+       {"bad_color", Value::from_vector<std::uint8_t>({255, 0, 0, 255}, {4})},
+       {"T", DType::invalid}}));
+}
+
+namespace detail {
+
+// audio()'s body: the rate as a tensor, or as a number for a new Const.
+inline Tensor<std::string> build_audio_summary(std::string_view name, const Output& tensor,
+                                               const std::optional<Output>& sample_rate_tensor,
+                                               float sample_rate,
+                                               const MediaSummaryOptions& options) {
+  Graph g = graph_of({tensor});
+  name_scope scope(g, summary_base(name, options.family));
+  const std::string tag = summary_tag(scope, options.family);
+  symflow::detail::OpBuilder b(g, scope.name(), "AudioSummaryV2");
+  const Output rate =
+      sample_rate_tensor ? *sample_rate_tensor : b.constant_arg(Value(sample_rate), "sample_rate");
+  const Output tag_const = b.constant_arg(Value(tag), "tag");
+  Output summary = b.build(symflow::detail::kAudioSummaryV2Op, {tag_const, tensor, rate},
+                           {{"max_outputs", options.max_outputs}})
+                       .output(0);
+  add_to_summary_collections(g, summary, options.collections);
+  return Tensor<std::string>(summary);
+}
+
+}  // namespace detail
+
+// tf.summary.audio(name, tensor, sample_rate, max_outputs, collections, family): op
+// AudioSummaryV2, the first max_outputs clips of a float32 [batch, frames] or [batch,
+// frames, channels] tensor in [-1, 1] as 16-bit WAVs, tagged "<tag>/audio/<i>"
+// ("<tag>/audio" when max_outputs is 1). `sample_rate` is a float32 scalar tensor, or a
+// number that becomes the Const "<scope>/sample_rate"; a rate that is not positive
+// fails the run ("sample_rate must be > 0").
+inline Tensor<std::string> audio(std::string_view name, const Output& tensor, float sample_rate,
+                                 const MediaSummaryOptions& options = {}) {
+  return detail::build_audio_summary(name, tensor, std::nullopt, sample_rate, options);
+}
+inline Tensor<std::string> audio(std::string_view name, const Output& tensor,
+                                 const Output& sample_rate,
+                                 const MediaSummaryOptions& options = {}) {
+  return detail::build_audio_summary(name, tensor, sample_rate, 0.0f, options);
+}
+
 // tf.summary.merge(inputs, collections, name): one Summary holding the values of every
 // input summary, in order (node "Merge/MergeSummary"); a tag found twice fails the run.
 // The result joins `collections` (none by default).
@@ -196,6 +275,8 @@ inline constexpr auto kSummaryOpEntries = std::to_array<OpEntry>({
     {&kScalarSummaryOp, not_differentiable},
     {&kHistogramSummaryOp, not_differentiable},
     {&kTensorSummaryV2Op, not_differentiable},
+    {&kImageSummaryOp, not_differentiable},
+    {&kAudioSummaryV2Op, not_differentiable},
     {&kMergeSummaryOp, not_differentiable},
 });
 
