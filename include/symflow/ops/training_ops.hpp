@@ -1,6 +1,7 @@
 #pragma once
 // The optimizers' update ops (ApplyGradientDescent, ApplyMomentum, ApplyAdam,
-// ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad), the graph-building side: the
+// ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, and the sparse ones SparseApplyMomentum,
+// SparseApplyAdagrad, SparseApplyRMSProp, SparseApplyCenteredRMSProp), the graph-building side: the
 // functions that build them and their registry entries. The ops are described in
 // ops/defs/training.hpp; each writes a variable and its slots in place through
 // reference inputs and outputs the variable's reference.
@@ -48,9 +49,15 @@ inline Output build_training_op(const OpDef& def, const TrainingSignature& s,
   OpBuilder b(graph_of(tensors), name, def.type);
   DType dtype = refs.front().dtype();
   std::vector<Output> inputs = refs;
-  for (std::size_t k = 0; k < args.size(); ++k)
-    inputs.push_back(args[k].resolve(b, s.input(refs.size() + k), dtype));
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::string_view arg_name = s.input(refs.size() + k);
+    inputs.push_back(args[k].resolve(b, arg_name, arg_name == "indices" ? DType::invalid : dtype));
+  }
   attrs.emplace("T", dtype);
+  // A sparse update's indices (the input after grad) set its Tindices.
+  for (std::size_t k = 0; k + 1 < inputs.size(); ++k)
+    if (s.input(k) == "grad" && s.input(k + 1) == "indices")
+      attrs.emplace("Tindices", inputs[k + 1].dtype());
   return b.build(def, inputs, std::move(attrs)).output(0);
 }
 
@@ -61,6 +68,10 @@ inline constexpr auto kTrainingOpEntries = std::to_array<OpEntry>({
     {&kApplyRMSPropOp, nullptr},
     {&kApplyCenteredRMSPropOp, nullptr},
     {&kApplyAdagradOp, nullptr},
+    {&kSparseApplyMomentumOp, nullptr},
+    {&kSparseApplyAdagradOp, nullptr},
+    {&kSparseApplyRMSPropOp, nullptr},
+    {&kSparseApplyCenteredRMSPropOp, nullptr},
 });
 
 }  // namespace detail
@@ -129,6 +140,50 @@ inline Output apply_adagrad(const RefArg& var, const RefArg& accum, const Tensor
   return detail::build_training_op(
       detail::kApplyAdagradOp, detail::kAdagradSig, {var.ref(), accum.ref()}, {lr, grad},
       {{"use_locking", use_locking}, {"update_slots", update_slots}}, name);
+}
+
+// The sparse updates: the same steps on the rows `indices` of var and its slots, row i
+// of grad going to row indices[i] (a repeated index is applied once per occurrence).
+
+inline Output sparse_apply_momentum(const RefArg& var, const RefArg& accum, const TensorArg& lr,
+                                    const TensorArg& grad, const TensorArg& indices,
+                                    const TensorArg& momentum, bool use_locking = false,
+                                    bool use_nesterov = false, std::string_view name = {}) {
+  return detail::build_training_op(detail::kSparseApplyMomentumOp, detail::kSparseMomentumSig,
+                                   {var.ref(), accum.ref()}, {lr, grad, indices, momentum},
+                                   {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}},
+                                   name);
+}
+
+inline Output sparse_apply_adagrad(const RefArg& var, const RefArg& accum, const TensorArg& lr,
+                                   const TensorArg& grad, const TensorArg& indices,
+                                   bool use_locking = false, bool update_slots = true,
+                                   std::string_view name = {}) {
+  return detail::build_training_op(
+      detail::kSparseApplyAdagradOp, detail::kSparseAdagradSig, {var.ref(), accum.ref()},
+      {lr, grad, indices}, {{"use_locking", use_locking}, {"update_slots", update_slots}}, name);
+}
+
+inline Output sparse_apply_rms_prop(const RefArg& var, const RefArg& ms, const RefArg& mom,
+                                    const TensorArg& lr, const TensorArg& rho,
+                                    const TensorArg& momentum, const TensorArg& epsilon,
+                                    const TensorArg& grad, const TensorArg& indices,
+                                    bool use_locking = false, std::string_view name = {}) {
+  return detail::build_training_op(
+      detail::kSparseApplyRMSPropOp, detail::kSparseRMSPropSig, {var.ref(), ms.ref(), mom.ref()},
+      {lr, rho, momentum, epsilon, grad, indices}, {{"use_locking", use_locking}}, name);
+}
+
+inline Output sparse_apply_centered_rms_prop(const RefArg& var, const RefArg& mg, const RefArg& ms,
+                                             const RefArg& mom, const TensorArg& lr,
+                                             const TensorArg& rho, const TensorArg& momentum,
+                                             const TensorArg& epsilon, const TensorArg& grad,
+                                             const TensorArg& indices, bool use_locking = false,
+                                             std::string_view name = {}) {
+  return detail::build_training_op(
+      detail::kSparseApplyCenteredRMSPropOp, detail::kSparseCenteredRMSPropSig,
+      {var.ref(), mg.ref(), ms.ref(), mom.ref()}, {lr, rho, momentum, epsilon, grad, indices},
+      {{"use_locking", use_locking}}, name);
 }
 
 }  // namespace symflow

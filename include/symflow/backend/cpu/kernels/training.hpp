@@ -1,6 +1,6 @@
 #pragma once
-// The CPU kernels of the optimizers' update ops (ops/defs/training.hpp, which gives each
-// one's formulas), the update machinery the CPU and GPU kernels share (locking the
+// The CPU kernels of the optimizers' update ops, dense and sparse (ops/defs/training.hpp,
+// which gives each one's formulas), the update machinery the CPU and GPU kernels share (locking the
 // references, checking the inputs), and kTrainingCpuKernels, their table.
 //
 // Like every write in symflow, an update stores new buffers: a value read before the
@@ -237,6 +237,148 @@ inline void apply_adagrad_kernel(KernelContext& ctx) {
   });
 }
 
+// ---- the sparse updates -------------------------------------------------------------
+
+// Runs a sparse update: checks the inputs as TensorFlow's kernels do (var at least a
+// vector, the slots var's shape, grad [len(indices)] + var.shape[1:], every index a row of
+// var), then calls body(refs, scalar, grad_row, row, n) for each index in order, where
+// refs[k] points at reference k's new values, grad_row at grad's row i and row is the
+// row of var it updates (n elements each); then stores the new buffers and forwards var.
+template <class Body>
+void run_sparse_training_update(KernelContext& ctx, const TrainingSignature& s, Body body) {
+  const std::size_t grad_i = sparse_grad_index(s);
+  const TrainingRefs refs_in(ctx, s);
+  const std::span<VariableSlot* const> slots = refs_in.all();
+  {
+    SlotLocks locks(refs_in);
+    for (VariableSlot* slot : slots) require_initialized(ctx, *slot);
+    const Dims& dims = slots[0]->value.dims();
+    for (std::size_t k = 1; k < slots.size(); ++k)
+      if (slots[k]->value.dims() != dims)
+        ctx.fail("var and " + std::string(s.input(k)) + " do not have the same shape" +
+                 dims_to_string(dims) + " " + dims_to_string(slots[k]->value.dims()));
+    if (dims.empty()) ctx.fail("var must be at least 1 dimensional");
+    for (std::size_t i = s.num_refs; i < s.num_inputs(); ++i)
+      if (s.is_scalar(i) && ctx.input(i).rank() != 0)
+        ctx.fail(std::string(s.input(i)) +
+                 " is not a scalar: " + dims_to_string(ctx.input(i).dims()));
+    const Value& grad = ctx.input(grad_i);
+    const Value& indices = ctx.input(grad_i + 1);
+    if (indices.rank() != 1) ctx.fail("indices must be one-dimensional");
+    if (grad.rank() != static_cast<std::int64_t>(dims.size()))
+      ctx.fail("var and grad do not have the same shape" + dims_to_string(dims) + " " +
+               dims_to_string(grad.dims()));
+    for (std::size_t d = 1; d < dims.size(); ++d)
+      if (grad.dims()[d] != dims[d])
+        ctx.fail("var and grad must match in dimension " + std::to_string(d));
+    const Dims rows = shape_argument(indices);
+    if (grad.dims()[0] != static_cast<std::int64_t>(rows.size()))
+      ctx.fail("grad must be the same size as indices in the first dimension.");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i] < 0 || rows[i] >= dims[0])
+        ctx.fail("Index " + std::to_string(rows[i]) + " at offset " + std::to_string(i) +
+                 " in indices is out of range");
+    const std::int64_t row_size = dims[0] == 0 ? 0 : slots[0]->value.size() / dims[0];
+    const DType dtype = slots[0]->value.dtype();
+    visit_dtype(dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<T>) {
+        std::array<Value, TrainingRefs::kMax> fresh;
+        std::array<T*, TrainingRefs::kMax> refs{};
+        for (std::size_t k = 0; k < slots.size(); ++k) {
+          const Value& old = slots[k]->value;
+          fresh[k] = old.buffer_owners() == 1 ? old : old.clone();
+          refs[k] = fresh[k].template data<T>();
+        }
+        auto scalar = [&](std::size_t i) { return ctx.input(i).data<T>()[0]; };
+        const T* grad_data = grad.data<T>();
+        for (std::size_t i = 0; i < rows.size(); ++i)
+          body(refs, scalar, grad_data + static_cast<std::int64_t>(i) * row_size,
+               rows[i] * row_size, row_size);
+        for (std::size_t k = 0; k < slots.size(); ++k) slots[k]->value = std::move(fresh[k]);
+      } else {
+        unsupported_dtype(ctx, dtype);
+      }
+    });
+  }
+  ctx.forward_ref(0, 0);
+}
+
+// ---- SparseApplyMomentum ----------------------------------------------------------------
+inline void sparse_apply_momentum_kernel(KernelContext& ctx) {
+  const bool nesterov = ctx.attr<bool>("use_nesterov");
+  run_sparse_training_update(
+      ctx, kSparseMomentumSig,
+      [&](auto& refs, auto scalar, const auto* grad, std::int64_t row, std::int64_t n) {
+        auto var = elements(refs[0] + row, n);
+        auto accum = elements(refs[1] + row, n);
+        const auto lr = scalar(2);
+        const auto momentum = scalar(5);
+        const auto g = elements(grad, n);
+        accum = accum * momentum + g;
+        if (nesterov)
+          var -= g * lr + accum * momentum * lr;
+        else
+          var -= accum * lr;
+      });
+}
+
+// ---- SparseApplyAdagrad -----------------------------------------------------------------
+inline void sparse_apply_adagrad_kernel(KernelContext& ctx) {
+  const bool update_slots = ctx.attr<bool>("update_slots");
+  run_sparse_training_update(
+      ctx, kSparseAdagradSig,
+      [&](auto& refs, auto scalar, const auto* grad, std::int64_t row, std::int64_t n) {
+        using T = std::decay_t<decltype(scalar(0))>;
+        T* var = refs[0] + row;
+        T* accum = refs[1] + row;
+        const T lr = scalar(2);
+        for (std::int64_t i = 0; i < n; ++i) {
+          if (update_slots) accum[i] += grad[i] * grad[i];
+          var[i] -= grad[i] * lr * (T(1) / std::sqrt(accum[i]));
+        }
+      });
+}
+
+// ---- SparseApplyRMSProp -----------------------------------------------------------------
+inline void sparse_apply_rms_prop_kernel(KernelContext& ctx) {
+  run_sparse_training_update(
+      ctx, kSparseRMSPropSig,
+      [](auto& refs, auto scalar, const auto* grad, std::int64_t row, std::int64_t n) {
+        using T = std::decay_t<decltype(scalar(0))>;
+        T* var = refs[0] + row;
+        T* ms = refs[1] + row;
+        T* mom = refs[2] + row;
+        const T lr = scalar(3), rho = scalar(4), momentum = scalar(5), epsilon = scalar(6);
+        for (std::int64_t i = 0; i < n; ++i) {
+          ms[i] = ms[i] * rho + grad[i] * grad[i] * (T(1) - rho);
+          mom[i] = mom[i] * momentum + (T(1) / std::sqrt(ms[i] + epsilon)) * lr * grad[i];
+          var[i] -= mom[i];
+        }
+      });
+}
+
+// ---- SparseApplyCenteredRMSProp ---------------------------------------------------------
+inline void sparse_apply_centered_rms_prop_kernel(KernelContext& ctx) {
+  run_sparse_training_update(
+      ctx, kSparseCenteredRMSPropSig,
+      [](auto& refs, auto scalar, const auto* grad, std::int64_t row, std::int64_t n) {
+        using T = std::decay_t<decltype(scalar(0))>;
+        T* var = refs[0] + row;
+        T* mg = refs[1] + row;
+        T* ms = refs[2] + row;
+        T* mom = refs[3] + row;
+        const T lr = scalar(4), rho = scalar(5), momentum = scalar(6), epsilon = scalar(7);
+        for (std::int64_t i = 0; i < n; ++i) {
+          ms[i] = ms[i] * rho + grad[i] * grad[i] * (T(1) - rho);
+          mg[i] = mg[i] * rho + grad[i] * (T(1) - rho);
+          const T denom = (ms[i] - mg[i] * mg[i]) + epsilon;
+          mom[i] = mom[i] * momentum + (T(1) / std::sqrt(denom)) * lr * grad[i];
+          var[i] -= mom[i];
+        }
+      });
+}
+
 inline constexpr auto kTrainingCpuKernels = std::to_array<CpuKernel>({
     {&kApplyGradientDescentOp, apply_gradient_descent_kernel},
     {&kApplyMomentumOp, apply_momentum_kernel},
@@ -244,6 +386,10 @@ inline constexpr auto kTrainingCpuKernels = std::to_array<CpuKernel>({
     {&kApplyRMSPropOp, apply_rms_prop_kernel},
     {&kApplyCenteredRMSPropOp, apply_centered_rms_prop_kernel},
     {&kApplyAdagradOp, apply_adagrad_kernel},
+    {&kSparseApplyMomentumOp, sparse_apply_momentum_kernel},
+    {&kSparseApplyAdagradOp, sparse_apply_adagrad_kernel},
+    {&kSparseApplyRMSPropOp, sparse_apply_rms_prop_kernel},
+    {&kSparseApplyCenteredRMSPropOp, sparse_apply_centered_rms_prop_kernel},
 });
 
 }  // namespace symflow::detail
