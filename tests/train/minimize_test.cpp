@@ -85,7 +85,7 @@ TEST_CASE("train/minimize: compute_gradients pairs each variable with its gradie
   CHECK(!grads_and_vars[1].first.valid());  // TensorFlow: None
   tf::Session sess(g);
   sess.run(tf::global_variables_initializer());
-  CHECK(sess.run(grads_and_vars[0].first).scalar<float>() == 3.0f);
+  CHECK(sess.run(grads_and_vars[0].first.dense()).scalar<float>() == 3.0f);
 
   tf::Operation train = opt.minimize(loss, {.var_list = {w}});
   CHECK(train.name() == "GradientDescent");

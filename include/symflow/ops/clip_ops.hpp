@@ -18,7 +18,9 @@
 
 #include "symflow/graph/scopes.hpp"
 #include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/colocation.hpp"
 #include "symflow/ops/const_op.hpp"
+#include "symflow/ops/indexed_slices.hpp"
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/nn_ops.hpp"
@@ -51,29 +53,6 @@ class ClipNorm {
 };
 
 namespace detail {
-
-// Gives the nodes made since `first` the colocation group of `op`, as building them in
-// TensorFlow's colocate_with(op) does.
-inline void colocate_nodes_since(const Graph& g, std::size_t first, const Operation& op) {
-  auto& nodes = g.state().nodes;
-  const AttrMap& attrs = nodes[op.id().value].attrs;
-  StringList group{{"loc:@" + op.name()}};
-  if (auto it = attrs.find("_class"); it != attrs.end())
-    if (const auto* list = std::get_if<StringList>(&it->second)) group = *list;
-  for (std::size_t i = first; i < nodes.size(); ++i)
-    nodes[i].attrs.insert_or_assign("_class", group);
-}
-
-// Runs `build` as inside TensorFlow's colocate_with(op) (no device of its own).
-template <class F>
-Output colocated_with(const Output& t, F build) {
-  Graph g = t.graph();
-  device no_device(g, "");
-  std::size_t first = g.num_nodes();
-  Output out = build();
-  colocate_nodes_since(g, first, t.op());
-  return out;
-}
 
 // TensorFlow's ones_like(x): Fill in the scope "ones_like", its dims a Const when x's
 // shape is fully known, else a Shape of x.
@@ -190,6 +169,46 @@ inline std::pair<std::vector<Output>, Output> clip_by_global_norm(
     }));
   }
   return {std::move(clipped), norm};
+}
+
+namespace detail {
+// The tensors clipping works on: a tensor itself, the values of slices.
+inline std::vector<Output> clip_values(const std::vector<Gradient>& grads) {
+  std::vector<Output> values;
+  for (const Gradient& grad : grads)
+    values.push_back(!grad.valid()      ? Output{}
+                     : grad.is_sparse() ? grad.sparse().values
+                                        : grad.dense());
+  return values;
+}
+}  // namespace detail
+
+// global_norm of gradients as compute_gradients returns them: slices count by their values.
+// (A template, so that a braced list of tensors still picks the overload for tensors.)
+template <std::same_as<Gradient> G>
+Output global_norm(const std::vector<G>& t_list, std::string_view name = {}) {
+  return global_norm(detail::clip_values(t_list), name);
+}
+
+// clip_by_global_norm of gradients as compute_gradients returns them, as TensorFlow clips
+// a list with IndexedSlices: their values are scaled and keep their indices.
+template <std::same_as<Gradient> G>
+std::pair<std::vector<Gradient>, Output> clip_by_global_norm(
+    const std::vector<G>& t_list, const ClipNorm& clip_norm,
+    const std::optional<Output>& use_norm = std::nullopt, std::string_view name = {}) {
+  auto [clipped, norm] =
+      clip_by_global_norm(detail::clip_values(t_list), clip_norm, use_norm, name);
+  std::vector<Gradient> out;
+  for (std::size_t i = 0; i < t_list.size(); ++i) {
+    if (t_list[i].is_sparse()) {
+      IndexedSlices slices = t_list[i].sparse();
+      slices.values = clipped[i];
+      out.emplace_back(std::move(slices));
+    } else {
+      out.emplace_back(clipped[i]);
+    }
+  }
+  return {std::move(out), norm};
 }
 
 // tf.clip_by_average_norm(t, clip_norm) (TF 1.x only): t * clip_norm / max(l2norm(t) /

@@ -10,6 +10,8 @@
 
 namespace symflow {
 
+class Gradient;  // ops/indexed_slices.hpp
+
 struct GradContext {
   Operation op;  // the forward operation
   // d(loss)/d(output i), one per output. Floating outputs that no path reaches get
@@ -30,12 +32,17 @@ using GradFn = std::vector<Output> (*)(const GradContext&);
 // nothing flows back, as tf.no_gradient / ops.NotDifferentiable.
 inline std::vector<Output> not_differentiable(const GradContext&) { return {}; }
 
+// A gradient function that may return TensorFlow's IndexedSlices for an input (GatherV2's,
+// for its params); symflow::gradients prefers it to the op's GradFn.
+using SparseGradFn = std::vector<Gradient> (*)(const GradContext&);
+
 // One registry entry: the op (shape function, kernels) and its gradient.
 // grad == nullptr: no gradient is defined, and symflow::gradients raises LookupError
 // when a path needs one.
 struct OpEntry {
   const OpDef* def = nullptr;
   GradFn grad = nullptr;
+  SparseGradFn sparse_grad = nullptr;
 };
 
 }  // namespace symflow

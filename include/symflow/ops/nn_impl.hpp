@@ -381,8 +381,8 @@ inline Output colocated_gather(detail::OpBuilder& b, const Output& params, const
 // name, of shape ids.shape + params.shape[1:], as TensorFlow builds it: a GatherV2 named
 // after the scope ("embedding_lookup", colocated with params) and an Identity
 // "embedding_lookup/Identity", which is returned. An id outside [0, rows) is an
-// InvalidArgumentError when it runs. The gradient reaching params is dense
-// (UnsortedSegmentSum), where TensorFlow's is an IndexedSlices.
+// InvalidArgumentError when it runs. The gradient reaching params is TensorFlow's
+// IndexedSlices (ops/indexed_slices.hpp), which the optimizers apply to those rows only.
 inline Output embedding_lookup(const Output& params, const TensorArg& ids,
                                std::string_view name = {}) {
   const Graph g = graph_of({params});

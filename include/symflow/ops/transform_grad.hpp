@@ -5,7 +5,9 @@
 #include <array>
 #include <string>
 
+#include "symflow/ops/colocation.hpp"
 #include "symflow/ops/grad_context.hpp"
+#include "symflow/ops/indexed_slices.hpp"
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/shape_ops.hpp"
@@ -178,6 +180,46 @@ inline std::vector<Output> pad_grad(const GradContext& c) {
   return {x_grad, Output{}};
 }
 
+// GatherV2 along axis 0 (TensorFlow's embedding lookups): the gradient of params as
+// IndexedSlices, the incoming gradient's rows (reshaped to [n] + params.shape[1:]) for
+// the rows the n indices named, as TensorFlow builds it under "<op>_grad/": params' shape
+// and the indices' size (Consts when known while building), ExpandDims, the tail of the
+// shape (strided_slice), concat, Reshape of the gradient and Reshape_1 of the indices.
+// Another axis gives the dense gradient above.
+inline std::vector<Gradient> gather_sparse_grad(const GradContext& c) {
+  const Output params = c.input(0);
+  const Output indices = c.input(1);
+  const Operation axis_op = c.input(2).op();
+  const auto batch_dims = c.op.attrs().find("batch_dims");
+  const bool axis_zero =
+      axis_op.type() == "Const" && scalar_index(axis_op.get_attr<Value>("value")) == 0 &&
+      (batch_dims == c.op.attrs().end() || c.op.get_attr<std::int64_t>("batch_dims") == 0);
+  if (!axis_zero) {
+    std::vector<Gradient> dense;
+    for (const Output& g : gather_grad(c)) dense.emplace_back(g);
+    return dense;
+  }
+  Graph g = c.graph();
+  const Shape& ps = params.get_shape();
+  // params' shape is built colocated with params (TensorFlow's colocate_with).
+  const Output params_shape = colocated_with(params, [&] {
+    return ps.is_fully_defined() ? make_const(g, int32_vector(ps.dims()), "Shape").output(0)
+                                 : shape(params);
+  });
+  const Shape& is = indices.get_shape();
+  const Output indices_count =
+      is.is_fully_defined()
+          ? make_const(g, Value(static_cast<std::int32_t>(is.num_elements())), "Size").output(0)
+          : size(indices);
+  const Output indices_size = expand_dims(indices_count, 0);
+  const Output tail = strided_slice(params_shape, int32_vector({1}), int32_vector({0}),
+                                    int32_vector({1}), {.end_mask = 1});
+  const Output values_shape = concat({indices_size, tail}, 0);
+  const Output values = reshape(c.grad(), values_shape);
+  const Output flat_indices = reshape(indices, indices_size);
+  return {IndexedSlices{values, flat_indices, params_shape}, Gradient{}, Gradient{}};
+}
+
 // SpaceToBatchND and BatchToSpaceND: each one's gradient is the other applied to the
 // incoming gradient with the same block_shape and paddings (crops).
 inline std::vector<Output> space_to_batch_grad(const GradContext& c) {
@@ -201,7 +243,7 @@ inline constexpr auto kTransformOpEntries = std::to_array<OpEntry>({
     {&transform::kSliceOp, transform::slice_grad},
     {&transform::kStridedSliceOp, transform::strided_slice_grad},
     {&transform::kStridedSliceGradOp, transform::strided_slice_grad_grad},
-    {&transform::kGatherV2Op, transform::gather_grad},
+    {&transform::kGatherV2Op, transform::gather_grad, transform::gather_sparse_grad},
     {&transform::kUnsortedSegmentSumOp, transform::unsorted_segment_sum_grad},
     {&transform::kPadOp, transform::pad_grad},
     {&transform::kPadV2Op, transform::pad_grad},

@@ -41,6 +41,12 @@ class AdagradOptimizer : public Optimizer {
         .op();
   }
 
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override {
+    return sparse_apply_adagrad(var, slot(var, "accumulator"), cast(lr_t_, var.dtype()),
+                                grad.values, grad.indices, use_locking())
+        .op();
+  }
+
  private:
   Hyperparameter learning_rate_;
   double initial_accumulator_value_;

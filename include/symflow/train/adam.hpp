@@ -64,6 +64,54 @@ class AdamOptimizer : public Optimizer {
         .op();
   }
 
+  // TensorFlow's _apply_sparse_shared: m and v decay in full (Assign), the rows' new
+  // terms are added with ScatterAdd, and var moves by lr_t * m / (sqrt(v) + epsilon)
+  // with lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), all as graph ops; then a group.
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override {
+    auto [beta1_power_var, beta2_power_var] = beta_accumulators(var.graph());
+    DType t = var.dtype();
+    Output beta1_power = cast(beta1_power_var.value(), t);
+    Output beta2_power = cast(beta2_power_var.value(), t);
+    Output lr_t = cast(lr_t_, t);
+    Output beta1 = cast(beta1_t_, t);
+    Output beta2 = cast(beta2_t_, t);
+    Output epsilon = cast(epsilon_t_, t);
+    // One node per statement: the operands of an operator have no set order of evaluation,
+    // and TensorFlow numbers the nodes in the order its Python builds them.
+    Output one_minus_beta2_power = 1.0 - beta2_power;
+    Output root = sqrt(one_minus_beta2_power);
+    Output scaled_lr = lr_t * root;
+    Output one_minus_beta1_power = 1.0 - beta1_power;
+    Output lr = scaled_lr / one_minus_beta1_power;
+    Variable m = slot(var, "m");
+    Output one_minus_beta1 = 1.0 - beta1;
+    Output m_scaled = grad.values * one_minus_beta1;
+    Output m_decay = m.value() * beta1;
+    Output m_decayed = assign(m.ref(), m_decay, true, use_locking());
+    Output m_t;
+    {
+      control_dependencies after({m_decayed.op()});
+      m_t = scatter_add(m.ref(), grad.indices, m_scaled, use_locking());
+    }
+    Variable v = slot(var, "v");
+    Output grad_squared = grad.values * grad.values;
+    Output one_minus_beta2 = 1.0 - beta2;
+    Output v_scaled = grad_squared * one_minus_beta2;
+    Output v_decay = v.value() * beta2;
+    Output v_decayed = assign(v.ref(), v_decay, true, use_locking());
+    Output v_t;
+    {
+      control_dependencies after({v_decayed.op()});
+      v_t = scatter_add(v.ref(), grad.indices, v_scaled, use_locking());
+    }
+    Output v_sqrt = sqrt(v_t);
+    Output step = lr * m_t;
+    Output denominator = v_sqrt + epsilon;
+    Output delta = step / denominator;
+    Output var_update = assign_sub(var.ref(), delta, use_locking());
+    return group({var_update.op(), m_t.op(), v_t.op()});
+  }
+
   // After the updates: beta1_power *= beta1 and beta2_power *= beta2.
   Operation finish(const std::vector<Operation>& update_ops, std::string_view name) override {
     Graph g = update_ops.front().graph();

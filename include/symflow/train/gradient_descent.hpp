@@ -25,6 +25,13 @@ class GradientDescentOptimizer : public Optimizer {
     return apply_gradient_descent(var, cast(lr_t_, var.dtype()), grad, use_locking()).op();
   }
 
+  // TensorFlow subtracts the scaled rows with ScatterSub, duplicates and all.
+  Operation apply_sparse_duplicate_indices(const IndexedSlices& grad,
+                                           const Variable& var) override {
+    Output delta = grad.values * cast(lr_t_, var.dtype());
+    return scatter_sub(var.ref(), grad.indices, delta, use_locking()).op();
+  }
+
  private:
   Hyperparameter learning_rate_;
   Output lr_t_;

@@ -2,7 +2,9 @@
 // symflow::gradients: builds the backward graph as tf.gradients does. Every op between
 // the xs and the ys contributes its registered gradient function, called inside
 // "gradients/<op name>_grad/"; gradients reaching one tensor along several paths are
-// summed with AddN. train/gradients_inl.hpp defines what this header declares.
+// summed with AddN. A gather's params get TensorFlow's IndexedSlices (its rows' gradients
+// only): gradients_with_slices returns them as they are, gradients as tensors.
+// train/gradients_inl.hpp defines what this header declares.
 
 #include <string>
 #include <string_view>
@@ -11,6 +13,7 @@
 #include "symflow/detail/config.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/graph/scopes.hpp"
+#include "symflow/ops/indexed_slices.hpp"
 
 namespace symflow {
 
@@ -32,6 +35,16 @@ SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
                                              const std::vector<Output>& xs,
                                              const std::vector<Output>& grad_ys = {},
                                              const GradientsOptions& options = {});
+
+// tf.gradients exactly: as gradients, but a gradient that is TensorFlow's IndexedSlices
+// (a gather's params, and what only passes Identity ops from there) stays one; several
+// reaching one tensor are concatenated (values and indices), or summed as tensors with
+// AddN when some are tensors, the slices converted inside the AddN's scope as
+// "inputs_<i>". gradients() converts the slices it would return with to_dense.
+SYMFLOW_INLINE std::vector<Gradient> gradients_with_slices(const std::vector<Output>& ys,
+                                                           const std::vector<Output>& xs,
+                                                           const std::vector<Output>& grad_ys = {},
+                                                           const GradientsOptions& options = {});
 
 // One y.
 inline std::vector<Output> gradients(const Output& y, const std::vector<Output>& xs,

@@ -53,19 +53,53 @@ inline std::vector<bool> ops_between(const detail::GraphState& g, const std::vec
   return between;
 }
 
-// The sum of the gradients collected for one tensor (AddN when there are several).
-inline Output aggregate(const std::vector<Output>& grads) {
+// The sum of the gradients collected for one tensor, as TensorFlow's _AggregatedGrads:
+// AddN of tensors; the slices concatenated when all are slices; an AddN when they mix,
+// each slices converted in the AddN's scope as "inputs_<i>" (convert_n_to_tensor's names).
+inline Gradient aggregate(Graph& g, const std::vector<Gradient>& grads) {
   if (grads.empty()) return {};
   if (grads.size() == 1) return grads.front();
-  return add_n(grads);
+  const auto sparse_count = std::count_if(grads.begin(), grads.end(),
+                                          [](const Gradient& grad) { return grad.is_sparse(); });
+  if (sparse_count == 0) {
+    std::vector<Output> dense(grads.begin(), grads.end());
+    return add_n(dense);
+  }
+  if (sparse_count == static_cast<std::ptrdiff_t>(grads.size())) {
+    bool int64_indices = false;
+    for (const Gradient& grad : grads)
+      int64_indices = int64_indices || grad.sparse().indices.dtype() == DType::int64;
+    std::vector<Output> values, indices;
+    for (const Gradient& grad : grads) {
+      values.push_back(grad.sparse().values);
+      indices.push_back(int64_indices ? cast(grad.sparse().indices, DType::int64)
+                                      : grad.sparse().indices);
+    }
+    const Output all_values = concat(values, 0);
+    const Output all_indices = concat(indices, 0);
+    return IndexedSlices{all_values, all_indices, grads.front().sparse().dense_shape};
+  }
+  name_scope scope(g, "AddN");
+  std::vector<Output> inputs;
+  for (std::size_t i = 0; i < grads.size(); ++i)
+    inputs.push_back(grads[i].is_sparse()
+                         ? to_dense(grads[i].sparse(), "inputs_" + std::to_string(i))
+                         : grads[i].dense());
+  return add_n(inputs, scope.name());
 }
+
+// Ops whose gradient is the incoming one unchanged: slices pass them as slices.
+inline bool passes_slices(const Operation& op) { return op.type() == "Identity"; }
 
 }  // namespace detail
 
-SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
+namespace detail {
+
+// Both public functions: `dense` converts the slices returned, inside the same scope.
+inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
                                              const std::vector<Output>& xs,
                                              const std::vector<Output>& grad_ys,
-                                             const GradientsOptions& options) {
+                                             const GradientsOptions& options, bool dense) {
   if (ys.empty()) throw ValueError("gradients: ys must not be empty");
   if (!grad_ys.empty() && grad_ys.size() != ys.size())
     throw ValueError("Passed " + std::to_string(grad_ys.size()) + " grad_ys for " +
@@ -83,7 +117,7 @@ SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
   name_scope scope(g, options.name);
 
   // Seeds: grad_ys, or ones shaped like each y (TF's gradients/Shape, grad_ys_0, Fill).
-  std::map<TensorRef, std::vector<Output>, detail::TensorRefLess> pending;
+  std::map<TensorRef, std::vector<Gradient>, detail::TensorRefLess> pending;
   for (std::size_t i = 0; i < ys.size(); ++i) {
     const Output& y = ys[i];
     Output seed;
@@ -123,34 +157,57 @@ SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
     if (!has_path_input) continue;
 
     GradContext ctx{op, {}};
+    std::vector<Gradient> out_grads;
     bool any = false;
     for (int k = 0; k < op.num_outputs(); ++k) {
       auto it = pending.find(TensorRef{op.id(), k});
-      Output grad = it == pending.end() ? Output{} : detail::aggregate(it->second);
+      Gradient grad = it == pending.end() ? Gradient{} : detail::aggregate(g, it->second);
       if (grad.valid()) {
         any = true;
         if (it->second.size() > 1) it->second = {grad};
       }
-      ctx.grads.push_back(grad);
+      out_grads.push_back(grad);
     }
     if (!any) continue;
 
-    const OpEntry* entry = find_op_entry(op.type());
-    if (entry == nullptr || entry->grad == nullptr)
-      throw LookupError("No gradient defined for operation '" + op.name() +
-                        "' (op type: " + op.type() + ")");
-    // Floating outputs no path reached get zeros, built (as in TensorFlow) before the
-    // op's own "<op>_grad" scope.
-    for (int k = 0; k < op.num_outputs(); ++k)
-      if (!ctx.grads[static_cast<std::size_t>(k)].valid() && is_floating(op.output(k).dtype()))
-        ctx.grads[static_cast<std::size_t>(k)] = detail::zeros_for_unreached_output(op, k);
-    std::vector<Output> input_grads;
-    {
+    std::vector<Gradient> input_grads;
+    if (detail::passes_slices(op) && out_grads.front().is_sparse()) {
+      input_grads = {out_grads.front()};
+    } else {
+      const OpEntry* entry = find_op_entry(op.type());
+      if (entry == nullptr || entry->grad == nullptr)
+        throw LookupError("No gradient defined for operation '" + op.name() +
+                          "' (op type: " + op.type() + ")");
+      // Floating outputs no path reached get zeros, built (as in TensorFlow) before the
+      // op's own "<op>_grad" scope.
+      for (int k = 0; k < op.num_outputs(); ++k) {
+        const Gradient& grad = out_grads[static_cast<std::size_t>(k)];
+        if (grad.valid())
+          ctx.grads.push_back(grad.is_sparse() ? Output{} : grad.dense());
+        else if (is_floating(op.output(k).dtype()))
+          ctx.grads.push_back(detail::zeros_for_unreached_output(op, k));
+        else
+          ctx.grads.emplace_back();
+      }
       name_scope op_scope(g, op.name() + "_grad");
-      input_grads = entry->grad(ctx);
+      // Slices reaching an op that needs a tensor become one (convert_to_tensor).
+      for (std::size_t k = 0; k < out_grads.size(); ++k)
+        if (out_grads[k].is_sparse()) ctx.grads[k] = out_grads[k].to_dense();
+      if (entry->sparse_grad != nullptr) {
+        input_grads = entry->sparse_grad(ctx);
+      } else {
+        const std::vector<Output> dense = entry->grad(ctx);
+        input_grads.assign(dense.begin(), dense.end());
+      }
       const auto computed = std::count_if(input_grads.begin(), input_grads.end(),
-                                          [](const Output& grad) { return grad.valid(); });
-      if (options.gate_gradients && computed > 1) input_grads = tuple(input_grads);
+                                          [](const Gradient& grad) { return grad.valid(); });
+      const bool all_dense = std::none_of(input_grads.begin(), input_grads.end(),
+                                          [](const Gradient& grad) { return grad.is_sparse(); });
+      if (options.gate_gradients && computed > 1 && all_dense) {
+        const std::vector<Output> gated =
+            tuple(std::vector<Output>(input_grads.begin(), input_grads.end()));
+        input_grads.assign(gated.begin(), gated.end());
+      }
     }
     const std::vector<Output> inputs = op.inputs();
     if (input_grads.size() > inputs.size())
@@ -158,20 +215,40 @@ SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
                           std::to_string(input_grads.size()) + " gradients for " +
                           std::to_string(inputs.size()) + " inputs");
     for (std::size_t k = 0; k < input_grads.size(); ++k) {
-      const Output& grad = input_grads[k];
+      const Gradient& grad = input_grads[k];
       if (!grad.valid() || !between[inputs[k].op().id().value]) continue;
       const Shape& in_shape = inputs[k].get_shape();
-      if (in_shape.has_rank()) grad.set_shape(in_shape);
+      if (!grad.is_sparse() && in_shape.has_rank()) grad.dense().set_shape(in_shape);
       pending[inputs[k].ref()].push_back(grad);
     }
   }
 
-  std::vector<Output> result;
+  std::vector<Gradient> result;
   for (const Output& x : xs) {
     auto it = pending.find(x.ref());
-    result.push_back(it == pending.end() ? Output{} : detail::aggregate(it->second));
+    result.push_back(it == pending.end() ? Gradient{} : detail::aggregate(g, it->second));
   }
+  if (dense)
+    for (Gradient& grad : result)
+      if (grad.is_sparse()) grad = grad.to_dense();
   return result;
+}
+
+}  // namespace detail
+
+SYMFLOW_INLINE std::vector<Gradient> gradients_with_slices(const std::vector<Output>& ys,
+                                                           const std::vector<Output>& xs,
+                                                           const std::vector<Output>& grad_ys,
+                                                           const GradientsOptions& options) {
+  return detail::build_gradients(ys, xs, grad_ys, options, false);
+}
+
+SYMFLOW_INLINE std::vector<Output> gradients(const std::vector<Output>& ys,
+                                             const std::vector<Output>& xs,
+                                             const std::vector<Output>& grad_ys,
+                                             const GradientsOptions& options) {
+  const std::vector<Gradient> grads = detail::build_gradients(ys, xs, grad_ys, options, true);
+  return std::vector<Output>(grads.begin(), grads.end());
 }
 
 }  // namespace symflow

@@ -41,6 +41,14 @@ class MomentumOptimizer : public Optimizer {
         .op();
   }
 
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override {
+    Output lr = cast(lr_t_, var.dtype());
+    Output momentum = cast(momentum_t_, var.dtype());
+    return sparse_apply_momentum(var, slot(var, "momentum"), lr, grad.values, grad.indices,
+                                 momentum, use_locking(), use_nesterov_)
+        .op();
+  }
+
  private:
   Hyperparameter learning_rate_;
   Hyperparameter momentum_;

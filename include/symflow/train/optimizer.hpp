@@ -4,7 +4,8 @@
 //   compute_gradients(loss, var_list)   (gradient, variable) pairs; the gradient is
 //                                       taken with respect to the variable's reference
 //                                       ("w:0"), and is invalid (None) where loss does
-//                                       not depend on the variable
+//                                       not depend on the variable, and IndexedSlices
+//                                       where only some rows get one (a gather)
 //   apply_gradients(pairs, global_step) one update op per variable with a gradient,
 //                                       grouped, then global_step += 1 when given
 //   minimize(loss, {...})               both
@@ -14,7 +15,9 @@
 // ("Adam/learning_rate"), one "update_<var>/" scope per variable holding its Apply op
 // (and the Casts of hyperparameters to a float64 variable's dtype), the group
 // "update", and the AssignAdd of the global step named after the optimizer ("Adam").
-// Without a global step the group itself carries that name.
+// Without a global step the group itself carries that name. An IndexedSlices gradient
+// updates only its rows: its duplicate indices summed first (Unique, UnsortedSegmentSum),
+// then each optimizer's sparse update (SparseApplyMomentum, ScatterAdd, ...).
 
 #include <algorithm>
 #include <concepts>
@@ -29,6 +32,8 @@
 #include "symflow/graph/collections.hpp"
 #include "symflow/graph/scopes.hpp"
 #include "symflow/ops/control_ops.hpp"
+#include "symflow/ops/data_flow_ops.hpp"
+#include "symflow/ops/indexed_slices.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
@@ -69,8 +74,9 @@ class Hyperparameter {
   Output tensor_;
 };
 
-// A gradient and the variable it updates; an invalid gradient is TensorFlow's None.
-using GradAndVar = std::pair<Output, Variable>;
+// A gradient (a tensor or IndexedSlices) and the variable it updates; an invalid
+// gradient is TensorFlow's None.
+using GradAndVar = std::pair<Gradient, Variable>;
 
 // The keyword arguments of minimize.
 // How much the optimizers order the gradient computation (TensorFlow's
@@ -124,6 +130,39 @@ auto colocated(Graph& g, const Operation& op, F build) {
   }
 }
 
+// TensorFlow's _deduplicate_indexed_slices: the distinct indices (Unique) and, for
+// each, the sum of its rows (UnsortedSegmentSum over shape(unique)[0] segments).
+inline IndexedSlices deduplicate(const IndexedSlices& grad) {
+  const UniqueOutputs unique_indices = unique(grad.indices);
+  const Output count = shape(unique_indices.y)[0];
+  const Output summed = unsorted_segment_sum(grad.values, unique_indices.idx, count);
+  return IndexedSlices{summed, unique_indices.y, grad.dense_shape};
+}
+
+// GATE_GRAPH: every gradient computed before any is used (tf.tuple over the tensors and
+// the slices' values).
+inline std::vector<Gradient> gate_all(const std::vector<Gradient>& grads) {
+  std::vector<Output> tensors;
+  for (const Gradient& grad : grads)
+    if (grad.valid()) tensors.push_back(grad.is_sparse() ? grad.sparse().values : grad.dense());
+  if (tensors.empty()) return grads;
+  const std::vector<Output> gated = tuple(tensors);
+  std::vector<Gradient> out;
+  std::size_t k = 0;
+  for (const Gradient& grad : grads) {
+    if (!grad.valid()) {
+      out.emplace_back();
+    } else if (grad.is_sparse()) {
+      IndexedSlices slices = grad.sparse();
+      slices.values = gated[k++];
+      out.emplace_back(slices);
+    } else {
+      out.emplace_back(gated[k++]);
+    }
+  }
+  return out;
+}
+
 }  // namespace detail
 
 class Optimizer {
@@ -151,12 +190,12 @@ class Optimizer {
     for (const Variable& v : var_list) refs.push_back(v.ref());
     std::vector<Output> grad_ys;
     if (grad_loss.valid()) grad_ys.push_back(grad_loss);
-    std::vector<Output> grads =
-        gradients({loss}, refs, grad_ys, {.gate_gradients = gate_gradients == GATE_OP});
-    if (gate_gradients == GATE_GRAPH) grads = tuple(grads);
+    std::vector<Gradient> grads =
+        gradients_with_slices({loss}, refs, grad_ys, {.gate_gradients = gate_gradients == GATE_OP});
+    if (gate_gradients == GATE_GRAPH) grads = detail::gate_all(grads);
     std::vector<GradAndVar> out;
     for (std::size_t i = 0; i < var_list.size(); ++i) {
-      Output grad = i < grads.size() ? grads[i] : Output{};
+      Gradient grad = i < grads.size() ? grads[i] : Gradient{};
       if (grad.valid()) detail::assert_valid_dtype(var_list[i].dtype(), var_list[i].name());
       out.emplace_back(grad, var_list[i]);
     }
@@ -190,7 +229,10 @@ class Optimizer {
     for (const auto& [grad, var] : grads_and_vars) {
       if (!grad.valid()) continue;
       name_scope update(g, "update_" + var.op().name());
-      update_ops.push_back(detail::colocated(g, var.op(), [&] { return apply_dense(grad, var); }));
+      update_ops.push_back(detail::colocated(g, var.op(), [&] {
+        return grad.is_sparse() ? apply_sparse_duplicate_indices(grad.sparse(), var)
+                                : apply_dense(grad.dense(), var);
+      }));
     }
     Operation apply_updates;
     if (!global_step) {
@@ -268,6 +310,17 @@ class Optimizer {
   virtual void prepare(Graph& /*g*/) {}
   // Builds the update of one variable, inside "update_<var>/".
   virtual Operation apply_dense(const Output& grad, const Variable& var) = 0;
+  // The update of one variable from IndexedSlices, inside "update_<var>/": by default
+  // (TensorFlow's _apply_sparse_duplicate_indices) the rows of a repeated index summed
+  // first, then apply_sparse.
+  virtual Operation apply_sparse_duplicate_indices(const IndexedSlices& grad, const Variable& var) {
+    return apply_sparse(detail::deduplicate(grad), var);
+  }
+  // The update of one variable from IndexedSlices whose indices are distinct.
+  virtual Operation apply_sparse(const IndexedSlices& /*grad*/, const Variable& var) {
+    throw UnimplementedError("The " + name_ + " optimizer has no sparse update, needed for " +
+                             var.name() + " (a gather's gradient)");
+  }
   // Groups the updates into one op named `name`.
   virtual Operation finish(const std::vector<Operation>& update_ops, std::string_view name) {
     return group(update_ops, name);

@@ -60,6 +60,22 @@ class RMSPropOptimizer : public Optimizer {
         .op();
   }
 
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override {
+    DType t = var.dtype();
+    Output lr = cast(lr_t_, t);
+    Output decay = cast(decay_t_, t);
+    Output momentum = cast(momentum_t_, t);
+    Output epsilon = cast(epsilon_t_, t);
+    if (o_.centered)
+      return sparse_apply_centered_rms_prop(var, slot(var, "mg"), slot(var, "rms"),
+                                            slot(var, "momentum"), lr, decay, momentum, epsilon,
+                                            grad.values, grad.indices, use_locking())
+          .op();
+    return sparse_apply_rms_prop(var, slot(var, "rms"), slot(var, "momentum"), lr, decay, momentum,
+                                 epsilon, grad.values, grad.indices, use_locking())
+        .op();
+  }
+
  private:
   Hyperparameter learning_rate_;
   RMSPropOptions o_;
