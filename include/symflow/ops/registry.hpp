@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "symflow/ops/array_grad.hpp"
+#include "symflow/ops/candidate_sampling_ops.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_grad.hpp"
 #include "symflow/ops/conv_grad.hpp"
@@ -75,7 +76,8 @@ inline constexpr auto kAllOps = detail::join_entries(
     detail::kLogicOpEntries, detail::kTransformOpEntries, detail::kNnOpEntries,
     detail::kConvOpEntries, detail::kTrainingOpEntries, detail::kStringOpEntries,
     detail::kIoOpEntries, detail::kDataFlowOpEntries, detail::kParsingOpEntries,
-    detail::kLoggingOpEntries, detail::kSparseOpEntries, detail::kSummaryOpEntries);
+    detail::kLoggingOpEntries, detail::kSparseOpEntries, detail::kSummaryOpEntries,
+    detail::kCandidateSamplingOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

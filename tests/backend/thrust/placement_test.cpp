@@ -279,11 +279,16 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
     }
   }
   CHECK(missing == std::vector<std::string>{});
-  // The string and checkpoint ops, as TensorFlow has them on the CPU only, the data-flow
+  // The sparse optimizer updates (CPU only in TensorFlow), the string and checkpoint ops,
+  // as TensorFlow has them on the CPU only, the data-flow
   // ops, whose output sizes hang on their indices' values, ParseExample, Print and Assert
-  // (host ops in TensorFlow too), ScatterNd (no GPU kernel yet), and the summary ops (CPU
-  // only in TensorFlow).
-  CHECK(host_only == std::vector<std::string>{"StringJoin",
+  // (host ops in TensorFlow too), ScatterNd (no GPU kernel yet), the summary ops and the
+  // candidate samplers (CPU only in TensorFlow).
+  CHECK(host_only == std::vector<std::string>{"SparseApplyMomentum",
+                                              "SparseApplyAdagrad",
+                                              "SparseApplyRMSProp",
+                                              "SparseApplyCenteredRMSProp",
+                                              "StringJoin",
                                               "StringLength",
                                               "AsString",
                                               "RegexFullMatch",
@@ -300,10 +305,19 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
                                               "Print",
                                               "Assert",
                                               "ScatterNd",
+                                              "SparseToDense",
                                               "ScalarSummary",
                                               "HistogramSummary",
                                               "TensorSummaryV2",
-                                              "MergeSummary"});
+                                              "ImageSummary",
+                                              "AudioSummaryV2",
+                                              "MergeSummary",
+                                              "UniformCandidateSampler",
+                                              "LogUniformCandidateSampler",
+                                              "LearnedUnigramCandidateSampler",
+                                              "FixedUnigramCandidateSampler",
+                                              "AllCandidateSampler",
+                                              "ComputeAccidentalHits"});
 }
 
 TEST_CASE("thrust/placement: nodes that read or make strings run on the CPU") {

@@ -9,6 +9,7 @@
 
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/cpu/kernels/array.hpp"
+#include "symflow/backend/cpu/kernels/candidate_sampling.hpp"
 #include "symflow/backend/cpu/kernels/const.hpp"
 #include "symflow/backend/cpu/kernels/control.hpp"
 #include "symflow/backend/cpu/kernels/conv.hpp"
@@ -45,7 +46,8 @@ inline constexpr auto kCpuKernels =
                      kMathCpuKernels, kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels,
                      kShapeCpuKernels, kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels,
                      kTrainingCpuKernels, kStringCpuKernels, kIoCpuKernels, kDataFlowCpuKernels,
-                     kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels, kSummaryCpuKernels);
+                     kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels, kSummaryCpuKernels,
+                     kCandidateSamplingCpuKernels);
 
 // Each op has one kernel here. Ops are told apart by their type names, not their
 // addresses: GCC cannot compare addresses in a constant expression under
