@@ -1,19 +1,26 @@
-// TF1 course, lesson 7: word embeddings trained word2vec-style (skip-gram).
+// TF1 course, lesson 7: word embeddings trained word2vec-style (skip-gram with
+// noise-contrastive estimation).
 //
 // Every word of a short fixed text predicts its neighbours (one word to each side).
 // tf.nn.embedding_lookup picks the rows of the embedding matrix for a batch of centre
-// words, and a softmax over the whole vocabulary scores the context word. The word2vec
-// tutorial samples with tf.nn.nce_loss instead of the full softmax; symflow has no
-// nce_loss yet, and with ten words the full softmax is cheap anyway. After training,
-// words used in the same places move closer ("mat" and "rug", "sat" and "ate"); with
-// four dimensions and 42 pairs the neighbours are rough ("cat" lands nearest to "on").
+// words, and tf.nn.nce_loss scores each true context word against a few sampled "noise"
+// words instead of a softmax over the whole vocabulary: it learns to tell the real
+// neighbour (logistic target 1) from the words drawn by a log-uniform sampler (target 0).
+// That is what makes word2vec affordable for a vocabulary of millions; here ten words and
+// four noise words per step are enough to see it work. Each run of the graph draws a new
+// sample, so the loss is noisy from step to step, and a step that prints the loss runs
+// the training op in the same run, on the same sample. After training, words used in the
+// same places move close together ("cat" and "dog", "mat" and "rug", "sat" and "ate").
 //
-// Checked against TensorFlow: the same program in Python (tf.compat.v1, graph mode, the
-// same seeded random_uniform / truncated_normal initial values, which symflow draws as
-// TensorFlow does) prints the same losses, similarities and neighbours (4 decimals).
-// Gradient descent is used on purpose: symflow's gradient of embedding_lookup is a dense
-// tensor where TensorFlow's is IndexedSlices, which gives the same plain SGD update but
-// would not for Adam, whose sparse update skips the rows not looked up.
+// The graph's random seed (tf.set_random_seed) seeds the sampler, whose op seed is then
+// TensorFlow 1.x's: the number of ops in the graph when it is built. The initial values
+// have their own op seeds. Checked against TensorFlow: the same program in Python
+// (tf.compat.v1, graph mode; TensorFlow 2.x counts unseeded random ops instead, so there
+// the sampler got that op seed explicitly) prints the same losses, similarities and
+// neighbours.
+//
+// Plain gradient descent moves only the rows a step looked up: the centre words'
+// embeddings, and the NCE weights and biases of the true and the sampled words.
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -21,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include <symflow/ops/sampled_losses.hpp>
 #include <symflow/symflow.hpp>
 
 namespace tf = symflow;
@@ -42,7 +50,8 @@ int main() {
     ids.push_back(id_of[w]);
   }
   // Skip-gram pairs (centre, context) with a window of one word on each side.
-  std::vector<std::int32_t> centres, contexts;
+  std::vector<std::int32_t> centres;
+  std::vector<std::int64_t> contexts;  // nce_loss takes int64 labels
   for (std::size_t i = 0; i < ids.size(); ++i)
     for (std::size_t j : {i - 1, i + 1})
       if (j < ids.size()) {  // i - 1 wraps around past 0
@@ -51,23 +60,25 @@ int main() {
       }
   const auto vocab_size = static_cast<std::int64_t>(vocab.size());
   const std::int64_t dim = 4;
+  const std::int64_t num_sampled = 4;  // noise words per step
   const auto pairs = static_cast<std::int64_t>(centres.size());
   std::printf("%lld words, %lld distinct, %lld pairs\n", static_cast<long long>(ids.size()),
               static_cast<long long>(vocab_size), static_cast<long long>(pairs));
 
+  tf::set_random_seed(7);  // the sampler's seed
   auto inputs = tf::placeholder<std::int32_t>({-1}, "inputs");
-  auto labels = tf::placeholder<std::int32_t>({-1}, "labels");
+  auto labels = tf::placeholder<std::int64_t>({-1, 1}, "labels");  // [batch, num_true]
 
-  // embeddings = tf.Variable(tf.random_uniform([V, D], -1.0, 1.0, seed=1))
   tf::Variable embeddings(tf::random_uniform({vocab_size, dim}, {.minval = -1.0, .seed = 1}),
                           {.name = "embeddings"});
-  tf::Variable softmax_w(tf::truncated_normal({vocab_size, dim}, {.stddev = 0.5, .seed = 2}),
-                         {.name = "softmax_w"});
-  tf::Variable softmax_b(tf::zeros({vocab_size}, tf::float32), {.name = "softmax_b"});
+  tf::Variable nce_weights(tf::truncated_normal({vocab_size, dim}, {.stddev = 0.5, .seed = 2}),
+                           {.name = "nce_weights"});
+  tf::Variable nce_biases(tf::zeros({vocab_size}, tf::float32), {.name = "nce_biases"});
 
   auto embed = tf::nn::embedding_lookup(embeddings, inputs);  // [batch, D]
-  auto logits = tf::matmul(embed, softmax_w, false, true) + softmax_b;
-  auto loss = tf::reduce_mean(tf::nn::sparse_softmax_cross_entropy_with_logits(labels, logits));
+  // One loss per pair: the true context word against num_sampled log-uniform noise words.
+  auto loss = tf::reduce_mean(
+      tf::nn::nce_loss(nce_weights, nce_biases, labels, embed, num_sampled, vocab_size));
   auto train_op = tf::train::GradientDescentOptimizer(0.5).minimize(loss);
 
   // Cosine similarity of every word with every other: normalise the rows, multiply.
@@ -78,11 +89,14 @@ int main() {
   tf::Session sess;
   sess.run(tf::global_variables_initializer());
   tf::FeedDict feed{{inputs, tf::Value::from_vector(centres, {pairs})},
-                    {labels, tf::Value::from_vector(contexts, {pairs})}};
+                    {labels, tf::Value::from_vector(contexts, {pairs, 1})}};
   for (int step = 0; step <= 500; ++step) {
-    if (step % 100 == 0)
-      std::printf("step %3d  loss %.4f\n", step, sess.run(loss, feed).scalar<float>());
-    sess.run(train_op, feed);
+    if (step % 100 == 0) {
+      auto out = sess.run({loss, train_op}, feed);
+      std::printf("step %3d  loss %.4f\n", step, out[0].scalar<float>());
+    } else {
+      sess.run(train_op, feed);
+    }
   }
 
   auto sim = sess.run(similarity).to_vector<float>();

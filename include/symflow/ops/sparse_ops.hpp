@@ -133,9 +133,10 @@ inline Output confusion_matrix(const Output& labels, const Output& predictions,
   return matrix;
 }
 
-// No gradient: TensorFlow's flows back through GatherNd, which symflow lacks.
+// No gradients: TensorFlow's flow back through GatherNd, which symflow lacks.
 inline constexpr auto kSparseOpEntries = std::to_array<OpEntry>({
     {&kScatterNdOp, nullptr},
+    {&kSparseToDenseOp, nullptr},
 });
 
 }  // namespace detail::sparse

@@ -1,8 +1,9 @@
 #pragma once
-// The description of ScatterNd (TensorFlow's array_ops.cc), the op that builds a dense
-// tensor from sparse (index, value) pairs, as tf.math.confusion_matrix uses it: its shape
-// function and OpDef. The CPU kernel is in backend/cpu/kernels/sparse.hpp, the
-// graph-building functions in ops/sparse_ops.hpp.
+// The descriptions of ScatterNd (TensorFlow's array_ops.cc), the op that builds a dense
+// tensor from sparse (index, value) pairs, as tf.math.confusion_matrix uses it, and of
+// SparseToDense (sparse_ops.cc), which nn::compute_sampled_logits uses to remove
+// accidental hits: their shape functions and OpDefs. The CPU kernels are in
+// backend/cpu/kernels/sparse.hpp, the graph-building functions in ops/sparse_ops.hpp.
 //
 // Host only: there is no Thrust kernel, so the placer keeps it on the CPU.
 
@@ -83,5 +84,35 @@ SYMFLOW_OP_DEF(kScatterNdOp, OpDef{.type = "ScatterNd",
                                    .num_inputs = 3,
                                    .infer = infer_scatter_nd,
                                    .host_only = true});
+
+// SparseToDense(sparse_indices, output_shape, sparse_values, default_value): a dense
+// tensor of `output_shape` holding default_value except at the listed indices (0-D, 1-D
+// or [N, R], int32 or int64, as output_shape), which take sparse_values (a scalar or [N]).
+// Its static shape is output_shape's value when that is a constant.
+inline std::vector<TensorSpec> infer_sparse_to_dense(const InferContext& c) {
+  check_allowed(c, 0, "sparse_indices", is_index_dtype);
+  if (c.dtype(1) != c.dtype(0))
+    throw TypeError("Input 'output_shape' of 'SparseToDense' Op has type " +
+                    std::string(dtype_name(c.dtype(1))) + " that does not match type " +
+                    std::string(dtype_name(c.dtype(0))) + " of argument 'sparse_indices'.");
+  if (c.dtype(3) != c.dtype(2))
+    throw TypeError("Input 'default_value' of 'SparseToDense' Op has type " +
+                    std::string(dtype_name(c.dtype(3))) + " that does not match type " +
+                    std::string(dtype_name(c.dtype(2))) + " of argument 'sparse_values'.");
+  if (c.shape(0).has_rank() && c.shape(0).rank() > 2)
+    throw ValueError("Shape must be at most rank 2 but is rank " +
+                     std::to_string(c.shape(0).rank()));
+  require_rank(c.shape(3), 0);
+  require_rank(c.shape(1), 1);
+  if (const Value* v = c.constant(1)) return {{c.dtype(2), Shape(shape_argument(*v))}};
+  if (c.shape(1).dims()[0] >= 0)
+    return {{c.dtype(2), Shape::unknown_dims(static_cast<int>(c.shape(1).dims()[0]))}};
+  return {{c.dtype(2), Shape::unknown()}};
+}
+
+SYMFLOW_OP_DEF(kSparseToDenseOp, OpDef{.type = "SparseToDense",
+                                       .num_inputs = 4,
+                                       .infer = infer_sparse_to_dense,
+                                       .host_only = true});
 
 }  // namespace symflow::detail::sparse

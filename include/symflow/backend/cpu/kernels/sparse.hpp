@@ -1,8 +1,9 @@
 #pragma once
-// The CPU kernel of ScatterNd (ops/defs/sparse.hpp), and kSparseCpuKernels, its entry in
-// the CPU backend's kernel table. Every index is checked before anything is written,
-// with TensorFlow's message.
+// The CPU kernels of ScatterNd and SparseToDense (ops/defs/sparse.hpp), and
+// kSparseCpuKernels, their entries in the CPU backend's kernel table. Every index is checked before
+// anything is written, with TensorFlow's message.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -85,12 +86,101 @@ inline void scatter_nd_kernel(KernelContext& ctx) {
   });
 }
 
+// The row-major offset of index `i` of `indices` ([n, rank]) in `shape`, or -1 outside it.
+template <class I>
+std::int64_t dense_offset(const I* indices, std::int64_t i, const Dims& shape) {
+  std::int64_t offset = 0;
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  for (std::int64_t j = 0; j < rank; ++j) {
+    const auto at = static_cast<std::int64_t>(indices[i * rank + j]);
+    if (at < 0 || at >= shape[static_cast<std::size_t>(j)]) return -1;
+    offset = offset * shape[static_cast<std::size_t>(j)] + at;
+  }
+  return offset;
+}
+
+// "[2,1]": index `i` as TensorFlow's messages print it.
+template <class I>
+std::string index_text(const I* indices, std::int64_t i, std::int64_t rank) {
+  std::string s = "[";
+  for (std::int64_t j = 0; j < rank; ++j)
+    s += (j ? "," : "") + std::to_string(static_cast<std::int64_t>(indices[i * rank + j]));
+  return s + "]";
+}
+
+// The offsets of every index, checked as TensorFlow's kernel checks them: in bounds
+// always; with validate_indices, also in increasing order without repeats.
+template <class I>
+std::vector<std::int64_t> dense_offsets(const KernelContext& ctx, const Value& indices,
+                                        std::int64_t n, const Dims& shape, bool validate) {
+  const I* idx = indices.data<I>();
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t offset = dense_offset(idx, i, shape);
+    const std::string at = "indices[" + std::to_string(i) + "] = " + index_text(idx, i, rank);
+    if (offset < 0)
+      ctx.fail(validate
+                   ? at + " is out of bounds: need 0 <= index < " + dims_to_string(shape)
+                   : "Indices are not valid (out of bounds).  Shape: " + dims_to_string(shape));
+    if (validate && i > 0) {
+      const std::int64_t previous = offsets[static_cast<std::size_t>(i - 1)];
+      if (offset == previous) ctx.fail(at + " is repeated");
+      if (offset < previous)
+        ctx.fail(at +
+                 " is out of order. Many sparse ops require sorted indices.\n    Use "
+                 "`tf.sparse.reorder` to create a correctly ordered copy.\n\n");
+    }
+    offsets[static_cast<std::size_t>(i)] = offset;
+  }
+  return offsets;
+}
+
+// output = default_value everywhere, then output[indices[i]] = values[i] (or the scalar).
+inline void sparse_to_dense_kernel(KernelContext& ctx) {
+  const Value& indices = ctx.input(0);
+  const Dims shape = shape_argument(ctx.input(1));
+  const Value& values = ctx.input(2);
+  const Value& fill = ctx.input(3);
+  if (indices.rank() > 2)
+    ctx.fail("sparse_indices should be a scalar, vector, or matrix, got shape " +
+             dims_to_string(indices.dims()));
+  const std::int64_t n = indices.rank() == 0 ? 1 : indices.dims()[0];
+  const std::int64_t rank = indices.rank() == 2 ? indices.dims()[1] : 1;
+  if (rank != static_cast<std::int64_t>(shape.size()))
+    ctx.fail("output_shape has incorrect number of elements: " + std::to_string(shape.size()) +
+             " should be: " + std::to_string(rank));
+  if (!(values.rank() == 0 || (values.rank() == 1 && values.dims()[0] == n)))
+    ctx.fail("sparse_values has incorrect shape " + dims_to_string(values.dims()) +
+             ", should be [] or [" + std::to_string(n) + "]");
+  if (fill.rank() != 0) ctx.fail("default_value should be a scalar.");
+  const bool validate = ctx.attr<bool>("validate_indices");
+  const std::vector<std::int64_t> offsets =
+      indices.dtype() == DType::int32
+          ? dense_offsets<std::int32_t>(ctx, indices, n, shape, validate)
+          : dense_offsets<std::int64_t>(ctx, indices, n, shape, validate);
+  Value& out = ctx.allocate_output(0, values.dtype(), shape);
+  visit_dtype(values.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_arithmetic_v<T>) {
+      T* to = out.data<T>();
+      std::fill_n(to, out.size(), fill.data<T>()[0]);
+      const T* from = values.data<T>();
+      for (std::int64_t i = 0; i < n; ++i)
+        to[offsets[static_cast<std::size_t>(i)]] = from[values.rank() == 0 ? 0 : i];
+    } else {
+      ctx.fail("SparseToDense does not support " + std::string(dtype_name(values.dtype())));
+    }
+  });
+}
+
 }  // namespace symflow::detail::sparse
 
 namespace symflow::detail {
 
 inline constexpr auto kSparseCpuKernels = std::to_array<CpuKernel>({
     {&sparse::kScatterNdOp, sparse::scatter_nd_kernel},
+    {&sparse::kSparseToDenseOp, sparse::sparse_to_dense_kernel},
 });
 
 }  // namespace symflow::detail
