@@ -1,7 +1,8 @@
 #pragma once
-// The error hierarchy mirrors tf.errors: run-time failures carry TensorFlow's status
-// code and the name of the node that failed; construction-time mistakes are
-// ValueError / TypeError, as Python TensorFlow raises them.
+// The error hierarchy mirrors tf.errors: run-time failures (OpError and its subclasses)
+// carry TensorFlow's status code and the name of the node that failed; client-side
+// mistakes are the Python exceptions Python TensorFlow raises for them (ValueError,
+// TypeError, LookupError / KeyError, RuntimeError, IOError). docs/decisions.md maps them.
 
 #include <stdexcept>
 #include <string>
@@ -109,6 +110,29 @@ class LookupError : public Error {
  public:
   explicit LookupError(std::string message, std::string node_name = {})
       : Error(ErrorCode::not_found, std::move(message), std::move(node_name)) {}
+};
+
+// A name or key that is not there (Python's KeyError, a LookupError): a graph lookup of
+// an operation or tensor that does not exist.
+class KeyError : public LookupError {
+ public:
+  using LookupError::LookupError;
+};
+
+// A call that the object's state forbids (Python's RuntimeError): modifying a finalized
+// graph. Its code is failed_precondition, the nearest status code.
+class RuntimeError : public Error {
+ public:
+  explicit RuntimeError(std::string message, std::string node_name = {})
+      : Error(ErrorCode::failed_precondition, std::move(message), std::move(node_name)) {}
+};
+
+// A file-system failure raised by the client (Python's OSError, whose alias is IOError).
+// Its code is unknown: the operating system's error is in the message.
+class IOError : public Error {
+ public:
+  explicit IOError(std::string message, std::string node_name = {})
+      : Error(ErrorCode::unknown, std::move(message), std::move(node_name)) {}
 };
 
 }  // namespace symflow

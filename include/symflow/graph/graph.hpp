@@ -22,6 +22,9 @@ namespace symflow {
 // What get_collection returns: the handles and plain values stored in a collection.
 using CollectionValue = std::variant<Operation, Output, std::string, std::int64_t, double>;
 
+// What as_graph_element returns: an operation or a tensor of the graph.
+using GraphElement = std::variant<Operation, Output>;
+
 class DefaultGraphGuard;
 
 class Graph {
@@ -34,22 +37,47 @@ class Graph {
   Operation create_op(const OpDef& def, const std::vector<Output>& inputs, AttrMap attrs,
                       std::string_view name, const std::vector<Operation>& control_inputs = {});
 
+  // An operation by name ("op"): ValueError for a tensor's name ("op:0"), KeyError when
+  // the graph has no such operation (tf.Graph.get_operation_by_name).
   Operation get_operation_by_name(std::string_view name) const;
 
+  // A tensor by name ("op:0"; the index is read as Python's int() reads it, and a
+  // negative one counts from the end): ValueError for a name without one index, KeyError
+  // when the operation or its output does not exist (tf.Graph.get_tensor_by_name).
   Output get_tensor_by_name(std::string_view name) const;
+
+  // The operation or tensor a name, an Operation or an Output stands for, of the kinds
+  // allowed (tf.Graph.as_graph_element); TensorFlow's ValueError, KeyError or TypeError
+  // otherwise.
+  GraphElement as_graph_element(std::string_view name, bool allow_tensor = true,
+                                bool allow_operation = true) const;
+  GraphElement as_graph_element(const Output& tensor, bool allow_tensor = true,
+                                bool allow_operation = true) const;
+  GraphElement as_graph_element(const Operation& op, bool allow_tensor = true,
+                                bool allow_operation = true) const;
+
+  // The name an op named `name` would get in the current name scope, made unique (case
+  // blind) with a "_N" suffix (tf.Graph.unique_name). With mark_as_used = false the name
+  // is only looked at: nothing is reserved, and the next call returns the same name.
+  std::string unique_name(std::string_view name, bool mark_as_used = true) {
+    return state_->unique_name(name, mark_as_used);
+  }
 
   std::vector<Operation> get_operations() const;
 
   // Collections (tf.add_to_collection and friends).
   void add_to_collection(std::string_view key, const Operation& op) {
+    check_not_finalized();
     check_same_graph(op.graph_state(), key);
     state_->collections[std::string(key)].push_back(op.id());
   }
   void add_to_collection(std::string_view key, const Output& t) {
+    check_not_finalized();
     check_same_graph(t.op().graph_state(), key);
     state_->collections[std::string(key)].push_back(t.ref());
   }
   void add_to_collection(std::string_view key, std::string value) {
+    check_not_finalized();
     // In place: moving a temporary variant trips a false -Wmaybe-uninitialized in GCC 12.
     state_->collections[std::string(key)].emplace_back(std::in_place_type<std::string>,
                                                        std::move(value));
@@ -58,9 +86,11 @@ class Graph {
     add_to_collection(key, std::string(value));
   }
   void add_to_collection(std::string_view key, std::int64_t value) {
+    check_not_finalized();
     state_->collections[std::string(key)].push_back(value);
   }
   void add_to_collection(std::string_view key, double value) {
+    check_not_finalized();
     state_->collections[std::string(key)].push_back(value);
   }
 
@@ -68,7 +98,8 @@ class Graph {
   // with it (TensorFlow matches the scope as a prefix).
   std::vector<CollectionValue> get_collection(std::string_view key,
                                               std::string_view scope = {}) const;
-  // The collection's storage itself, to modify in place (tf.get_collection_ref).
+  // The collection's storage itself, to modify in place (tf.get_collection_ref); a
+  // finalized graph hands it out too, as TensorFlow's does.
   std::vector<detail::CollectionItem>& get_collection_ref(std::string_view key) {
     return state_->collections[std::string(key)];
   }
@@ -78,6 +109,7 @@ class Graph {
     return keys;
   }
   void clear_collection(std::string_view key) {
+    check_not_finalized();
     auto it = state_->collections.find(key);
     if (it != state_->collections.end()) state_->collections.erase(it);
   }
@@ -87,7 +119,8 @@ class Graph {
   std::size_t num_nodes() const { return state_->nodes.size(); }
   std::optional<std::int64_t> seed() const { return state_->seed; }
   void set_seed(std::int64_t seed) { state_->seed = seed; }
-  // After finalize() no op can be added (tf.Graph.finalize).
+  // After finalize() no op can be added and no collection changed: each raises a
+  // RuntimeError, TensorFlow's Python-side error (tf.Graph.finalize).
   void finalize() { state_->finalized = true; }
   bool finalized() const { return state_->finalized; }
 
@@ -109,6 +142,9 @@ class Graph {
   Operation create_in_context(const OpDef& def, const std::vector<Output>& inputs, AttrMap attrs,
                               std::string_view name, const std::vector<Operation>& control_inputs,
                               std::uint32_t branch);
+  void check_not_finalized() const {
+    if (state_->finalized) throw RuntimeError("Graph is finalized and cannot be modified.");
+  }
   void check_same_graph(const std::shared_ptr<detail::GraphState>& g, std::string_view key) const {
     if (g != state_)
       throw ValueError("Cannot add an item of another graph to collection '" + std::string(key) +

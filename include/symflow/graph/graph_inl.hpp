@@ -4,7 +4,10 @@
 // symflow/define_compiled.hpp alone in a program built with SYMFLOW_COMPILED.
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,7 +76,7 @@ SYMFLOW_INLINE Operation Graph::create_op(const OpDef& def, const std::vector<Ou
                                           AttrMap attrs, std::string_view name,
                                           const std::vector<Operation>& control_inputs) {
   auto& s = *state_;
-  if (s.finalized) throw FailedPreconditionError("Graph is finalized and cannot be modified.");
+  check_not_finalized();
   if (def.num_inputs >= 0 && static_cast<int>(inputs.size()) != def.num_inputs)
     throw ValueError("Op " + std::string(def.type) + " takes " + std::to_string(def.num_inputs) +
                      " inputs, got " + std::to_string(inputs.size()));
@@ -351,45 +354,140 @@ SYMFLOW_INLINE TensorRef context_add_value(const Graph& g, std::uint32_t context
 
 }  // namespace detail
 
+namespace detail {
+
+// A string as Python's repr() writes it, as TensorFlow quotes names in its messages:
+// single quotes unless the text holds one and no double quote.
+inline std::string python_repr(std::string_view text) {
+  const bool double_quoted =
+      text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
+  const char quote = double_quoted ? '"' : '\'';
+  std::string out(1, quote);
+  for (const char c : text) {
+    if (c == '\\' || c == quote)
+      out += {'\\', c};
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else
+      out += c;
+  }
+  return out + quote;
+}
+
+// An output index read as Python's int(): blanks around, an optional sign, decimal
+// digits with single underscores between them. Out-of-range values saturate (any of
+// them names no output).
+inline std::optional<std::int64_t> parse_python_int(std::string_view text) {
+  auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  bool negative = false;
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty() || text.front() == '_' || text.back() == '_') return std::nullopt;
+  std::int64_t value = 0;
+  bool saturated = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '_') {
+      if (text[i - 1] == '_') return std::nullopt;
+      continue;
+    }
+    if (c < '0' || c > '9') return std::nullopt;
+    if (value > (INT64_MAX - (c - '0')) / 10) saturated = true;
+    if (!saturated) value = value * 10 + (c - '0');
+  }
+  if (saturated) value = INT64_MAX;
+  return negative ? -value : value;
+}
+
+}  // namespace detail
+
+SYMFLOW_INLINE GraphElement Graph::as_graph_element(std::string_view name, bool allow_tensor,
+                                                    bool allow_operation) const {
+  if (!allow_tensor && !allow_operation)
+    throw ValueError("allow_tensor and allow_operation can't both be False.");
+  const std::string kinds = allow_tensor && allow_operation ? "Tensor or Operation"
+                            : allow_tensor                  ? "Tensor"
+                                                            : "Operation";
+  const std::string quoted = detail::python_repr(name);
+  const std::string form = " Tensor names must be of the form \"<op_name>:<output_index>\".";
+  const std::size_t colon = name.find(':');
+  if (colon != std::string_view::npos) {
+    if (!allow_tensor)
+      throw ValueError("Name " + quoted + " appears to refer to a Tensor, not a " + kinds + ".");
+    // Exactly one colon, then an integer.
+    const std::string_view op_name = name.substr(0, colon);
+    const std::string_view index_text = name.substr(colon + 1);
+    const std::optional<std::int64_t> index = index_text.find(':') == std::string_view::npos
+                                                  ? detail::parse_python_int(index_text)
+                                                  : std::nullopt;
+    if (!index)
+      throw ValueError("The name " + quoted +
+                       " looks a like a Tensor name, but is not a valid one." + form);
+    const auto id = state_->find(op_name);
+    if (!id)
+      throw KeyError("The name " + quoted +
+                     " refers to a Tensor which does not exist. The operation, " +
+                     detail::python_repr(op_name) + ", does not exist in the graph.");
+    const Operation op(state_, *id);
+    const std::int64_t count = op.num_outputs();
+    // A negative index counts from the end, as a Python list's does.
+    if (*index < -count || *index >= count)
+      throw KeyError("The name " + quoted +
+                     " refers to a Tensor which does not exist. The operation, " +
+                     detail::python_repr(op_name) + ", exists but only has " +
+                     std::to_string(count) + " outputs.");
+    return Output(op, static_cast<int>(*index < 0 ? *index + count : *index));
+  }
+  const auto id = state_->find(name);
+  if (allow_operation) {
+    if (!id) throw KeyError("The name " + quoted + " refers to an Operation not in the graph.");
+    return Operation(state_, *id);
+  }
+  throw ValueError("The name " + quoted +
+                   (id ? " refers to an Operation, not a "
+                       : " looks like an (invalid) Operation "
+                         "name, not a ") +
+                   kinds + "." + form);
+}
+
+SYMFLOW_INLINE GraphElement Graph::as_graph_element(const Output& tensor, bool allow_tensor,
+                                                    bool allow_operation) const {
+  if (!allow_tensor && !allow_operation)
+    throw ValueError("allow_tensor and allow_operation can't both be False.");
+  // TensorFlow 2's graph tensors are of class SymbolicTensor, the name its message shows.
+  if (!allow_tensor) throw TypeError("Can not convert a SymbolicTensor into a Operation.");
+  if (!tensor.valid() || tensor.op().graph_state() != state_)
+    throw ValueError("Tensor " + (tensor.valid() ? to_string(tensor) : std::string("None")) +
+                     " is not an element of this graph.");
+  return tensor;
+}
+
+SYMFLOW_INLINE GraphElement Graph::as_graph_element(const Operation& op, bool allow_tensor,
+                                                    bool allow_operation) const {
+  if (!allow_tensor && !allow_operation)
+    throw ValueError("allow_tensor and allow_operation can't both be False.");
+  if (!allow_operation) throw TypeError("Can not convert a Operation into a Tensor.");
+  // TensorFlow prints the operation's NodeDef here; its name stands for it.
+  if (!op.valid() || op.graph_state() != state_)
+    throw ValueError("Operation " + (op.valid() ? detail::python_repr(op.name()) : "None") +
+                     " is not an element of this graph.");
+  return op;
+}
+
 SYMFLOW_INLINE Operation Graph::get_operation_by_name(std::string_view name) const {
-  if (name.find(':') != std::string_view::npos)
-    throw ValueError("Name '" + std::string(name) +
-                     "' appears to refer to a Tensor, not an Operation.");
-  auto id = state_->find(name);
-  if (!id)
-    throw NotFoundError("The name '" + std::string(name) +
-                        "' refers to an Operation not in the graph.");
-  return Operation(state_, *id);
+  return std::get<Operation>(as_graph_element(name, false, true));
 }
 
 SYMFLOW_INLINE Output Graph::get_tensor_by_name(std::string_view name) const {
-  auto colon = name.rfind(':');
-  if (colon == std::string_view::npos)
-    throw ValueError("The name '" + std::string(name) +
-                     "' looks like an (invalid) Operation name, not a Tensor. Tensor names "
-                     "must be of the form \"<op_name>:<output_index>\".");
-  std::string_view op_name = name.substr(0, colon);
-  int index = -1;
-  try {
-    index = std::stoi(std::string(name.substr(colon + 1)));
-  } catch (const std::exception&) {
-    throw ValueError("The name '" + std::string(name) +
-                     "' has an invalid output index: expected \"<op_name>:<output_index>\".");
-  }
-  auto id = state_->find(op_name);
-  if (!id)
-    throw NotFoundError("The name '" + std::string(name) +
-                        "' refers to a Tensor which does not "
-                        "exist. The operation, '" +
-                        std::string(op_name) + "', does not exist in the graph.");
-  Operation op(state_, *id);
-  if (index < 0 || index >= op.num_outputs())
-    throw NotFoundError("The name '" + std::string(name) +
-                        "' refers to a Tensor which does not "
-                        "exist. The operation, '" +
-                        std::string(op_name) + "', exists but only has " +
-                        std::to_string(op.num_outputs()) + " outputs.");
-  return Output(op, index);
+  return std::get<Output>(as_graph_element(name, true, false));
 }
 
 SYMFLOW_INLINE std::vector<Operation> Graph::get_operations() const {

@@ -63,6 +63,15 @@ inline bool is_valid_node_name(std::string_view name) {
   return std::all_of(name.begin() + 1, name.end(), ok_rest);
 }
 
+// A scope name below the root (TensorFlow's scope-name pattern): the characters of a
+// node name, any of them first, and '\\' too.
+inline bool is_valid_nested_scope_name(std::string_view name) {
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+           c == '/' || c == '>' || c == '\\';
+  });
+}
+
 inline std::string to_lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

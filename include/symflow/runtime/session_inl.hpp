@@ -209,10 +209,17 @@ class SessionImpl {
         fetched_ops.push_back(own(*op, "Fetch").id().value);
       } else {
         const std::string& name = std::get<std::string>(f.target);
-        if (name.find(':') != std::string::npos)
-          ref = graph_.get_tensor_by_name(name).ref();
-        else
-          fetched_ops.push_back(graph_.get_operation_by_name(name).id().value);
+        const bool tensor_name = name.find(':') != std::string::npos;
+        try {
+          if (tensor_name)
+            ref = graph_.get_tensor_by_name(name).ref();
+          else
+            fetched_ops.push_back(graph_.get_operation_by_name(name).id().value);
+        } catch (const KeyError& e) {
+          // TensorFlow 1.x's session: a name that is not in the graph is a ValueError.
+          throw ValueError("Fetch argument '" + name + "' cannot be interpreted as a " +
+                           (tensor_name ? "Tensor" : "Operation") + ". (" + e.message() + ")");
+        }
       }
       key.push_back(ref ? ref->node.value : -1);
       key.push_back(ref ? ref->index : -1);
