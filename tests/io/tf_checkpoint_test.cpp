@@ -414,8 +414,10 @@ TEST_CASE("tf_checkpoint: the state file as TensorFlow 2 writes it, timestamps i
                             "last_preserved_timestamp: 1699999999.0\n");
   auto state = tf::train::get_checkpoint_state(dir.path().string());
   REQUIRE(state);
-  CHECK(state->model_checkpoint_path == "export");
-  CHECK(state->all_model_checkpoint_paths == std::vector<std::string>{"old", "export"});
+  // Relative entries come back joined with the directory, as TensorFlow returns them.
+  CHECK(state->model_checkpoint_path == (dir.path() / "export").string());
+  CHECK(state->all_model_checkpoint_paths ==
+        std::vector<std::string>{(dir.path() / "old").string(), (dir.path() / "export").string()});
   CHECK(tf::train::latest_checkpoint(dir.path().string()) == prefix);
   CHECK(tf::train::list_variables(dir.path().string()).size() == 2);
   // An absolute path is kept as it is.

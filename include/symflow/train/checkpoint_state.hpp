@@ -58,8 +58,10 @@ inline std::string relative_to(const std::string& path, const std::filesystem::p
 
 }  // namespace detail::checkpoint_state
 
-// The parsed state file of `checkpoint_dir`, or nullopt when there is none.
-// DataLossError when the file exists but is not a state file.
+// The parsed state file of `checkpoint_dir`, or nullopt when there is none. Relative
+// paths come back joined with `checkpoint_dir` ("dir/model.ckpt-3"), as TensorFlow
+// returns them. DataLossError when the file is not a state file; a state file naming no
+// checkpoint (an empty one, say) is TensorFlow's ValueError.
 inline std::optional<CheckpointState> get_checkpoint_state(
     const std::string& checkpoint_dir, const std::string& latest_filename = "checkpoint") {
   std::filesystem::path file = std::filesystem::path(checkpoint_dir) / latest_filename;
@@ -67,7 +69,6 @@ inline std::optional<CheckpointState> get_checkpoint_state(
   if (!std::filesystem::exists(file, ec)) return std::nullopt;
   std::string text = io::read_file(file);
   CheckpointState state;
-  bool has_model_path = false;
   std::size_t line_no = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -94,7 +95,6 @@ inline std::optional<CheckpointState> get_checkpoint_state(
         detail::checkpoint_state::unescape(rest.substr(1, rest.size() - 2), where());
     if (key == "model_checkpoint_path") {
       state.model_checkpoint_path = std::move(value);
-      has_model_path = true;
     } else if (key == "all_model_checkpoint_paths") {
       state.all_model_checkpoint_paths.push_back(std::move(value));
     } else {
@@ -102,8 +102,14 @@ inline std::optional<CheckpointState> get_checkpoint_state(
                           "'; expected model_checkpoint_path or all_model_checkpoint_paths");
     }
   }
-  if (!has_model_path)
-    throw DataLossError(file.string() + ": no model_checkpoint_path in the checkpoint state file");
+  if (state.model_checkpoint_path.empty())
+    throw ValueError("Invalid checkpoint state loaded from " + checkpoint_dir);
+  auto in_dir = [&](std::string& path) {
+    if (std::filesystem::path(path).is_relative())
+      path = (std::filesystem::path(checkpoint_dir) / path).string();
+  };
+  in_dir(state.model_checkpoint_path);
+  for (std::string& path : state.all_model_checkpoint_paths) in_dir(path);
   return state;
 }
 
@@ -137,9 +143,7 @@ inline std::optional<std::string> latest_checkpoint(
     const std::string& checkpoint_dir, const std::string& latest_filename = "checkpoint") {
   auto state = get_checkpoint_state(checkpoint_dir, latest_filename);
   if (!state) return std::nullopt;
-  std::filesystem::path path(state->model_checkpoint_path);
-  if (path.is_relative()) path = std::filesystem::path(checkpoint_dir) / path;
-  std::string prefix = path.string();
+  std::string prefix = state->model_checkpoint_path;  // already joined with the directory
   if (!io::bundle_exists(prefix)) return std::nullopt;
   return prefix;
 }

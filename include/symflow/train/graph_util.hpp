@@ -1,13 +1,17 @@
 #pragma once
-// tf.graph_util: cutting a GraphDef down to what some nodes need, and freezing a graph
-// (its variables become constants holding their values in a session).
+// tf.graph_util: cutting a GraphDef down to what some nodes need, freezing a graph (its
+// variables become constants holding their values in a session), and removing the
+// nodes only training needs.
 
+#include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "symflow/core/attr_value.hpp"
@@ -111,6 +115,81 @@ inline GraphDef convert_variables_to_constants(
     } else {
       out.node.push_back(n);
     }
+  }
+  return out;
+}
+
+// Cuts out the nodes an inference graph does without (tf.graph_util.remove_training_nodes):
+// every CheckNumerics node goes, and the inputs naming it are dropped; Identity and
+// StopGradient nodes are spliced out, their consumers reading their input instead,
+// except those with control inputs, those named in a control input, those another node
+// is colocated with ("_class"), and the `protected_nodes`. An input is matched by its
+// exact text, so "x:1" never names node "x". A cycle of spliced nodes is a ValueError.
+inline GraphDef remove_training_nodes(const GraphDef& input_graph,
+                                      const std::vector<std::string>& protected_nodes = {}) {
+  const std::set<std::string, std::less<>> protected_names(protected_nodes.begin(),
+                                                           protected_nodes.end());
+  auto without_caret = [](std::string_view input) {
+    if (!input.empty() && input.front() == '^') input.remove_prefix(1);
+    return input;
+  };
+
+  std::set<std::string, std::less<>> removed;
+  for (const NodeDef& node : input_graph.node)
+    if (node.op == "CheckNumerics" && !protected_names.count(node.name)) removed.insert(node.name);
+  std::vector<NodeDef> kept;
+  for (const NodeDef& node : input_graph.node) {
+    if (removed.count(node.name)) continue;
+    NodeDef copy = node;
+    std::erase_if(copy.input, [&](const std::string& input) {
+      return removed.count(without_caret(input)) > 0;
+    });
+    kept.push_back(std::move(copy));
+  }
+
+  // Nodes that take part in control edges or colocation keep their place.
+  std::set<std::string, std::less<>> control_inputs, with_control_inputs, colocated;
+  for (const NodeDef& node : kept) {
+    for (const std::string& input : node.input) {
+      if (input.find('^') == std::string::npos) continue;
+      std::string name = input;
+      std::erase(name, '^');
+      control_inputs.insert(std::move(name));
+      with_control_inputs.insert(node.name);
+    }
+    auto cls = node.attr.find("_class");
+    if (cls == node.attr.end()) continue;
+    if (const auto* list = std::get_if<StringList>(&cls->second))
+      for (std::string_view item : list->items)
+        colocated.emplace(item.starts_with("loc:@") ? item.substr(5) : item);
+  }
+  std::unordered_map<std::string, std::string> spliced;  // node -> the input replacing it
+  for (const NodeDef& node : kept) {
+    if (node.op != "Identity" && node.op != "StopGradient") continue;
+    if (protected_names.count(node.name) || colocated.count(node.name)) continue;
+    if (with_control_inputs.count(node.name) || control_inputs.count(node.name)) continue;
+    if (node.input.empty())
+      throw ValueError("Node '" + node.name + "' (" + node.op + ") has no input to splice in",
+                       node.name);
+    spliced.emplace(node.name, node.input[0]);
+  }
+
+  GraphDef out;
+  out.producer = input_graph.producer;
+  for (const NodeDef& node : kept) {
+    if (spliced.count(node.name)) continue;
+    NodeDef copy = node;
+    for (std::string& input : copy.input) {
+      // Follows chains of spliced nodes; the text that replaces an input is taken whole.
+      std::size_t steps = 0;
+      for (auto it = spliced.find(std::string(without_caret(input))); it != spliced.end();
+           it = spliced.find(std::string(without_caret(input)))) {
+        if (++steps > spliced.size())
+          throw ValueError("Identity nodes form a cycle through '" + it->first + "'", it->first);
+        input = it->second;
+      }
+    }
+    out.node.push_back(std::move(copy));
   }
   return out;
 }

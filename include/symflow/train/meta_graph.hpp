@@ -30,7 +30,8 @@ SYMFLOW_INLINE MetaGraphDef export_meta_graph(const std::string& filename = {},
                                               const ExportMetaGraphOptions& options = {});
 
 // Reads a MetaGraphDef file, symflow's JSON or TensorFlow's protobuf (binary or text):
-// NotFoundError when it is missing, DataLossError when it is not a MetaGraphDef.
+// NotFoundError "File does not exist. ..." when it is missing, DataLossError "Cannot
+// parse file ..." when it is not a MetaGraphDef (TensorFlow's IOError texts).
 SYMFLOW_INLINE MetaGraphDef read_meta_graph_file(const std::string& filename);
 
 }  // namespace symflow::train

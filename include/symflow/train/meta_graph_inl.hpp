@@ -4,6 +4,7 @@
 // symflow/define_compiled.hpp alone in a program built with SYMFLOW_COMPILED.
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -93,16 +94,24 @@ SYMFLOW_INLINE MetaGraphDef export_meta_graph(const std::string& filename,
 // binary or text. NotFoundError when it is missing, DataLossError when it is not a
 // MetaGraphDef.
 SYMFLOW_INLINE MetaGraphDef read_meta_graph_file(const std::string& filename) {
+  // TensorFlow's IOError texts: "File does not exist. ..." and "Cannot parse file ...".
+  std::error_code ec;
+  if (!std::filesystem::exists(filename, ec))
+    throw NotFoundError("File does not exist. Received: " + filename + ".");
   std::string bytes = io::read_file(filename);
-  namespace mp = detail::meta_graph_proto;
-  if (mp::encoding_of(bytes) != mp::Encoding::json) return parse_tf_meta_graph(bytes, filename);
-  nlohmann::json j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded())
-    throw DataLossError(filename +
-                        ": not valid JSON; expected a MetaGraphDef written by "
-                        "export_meta_graph or Saver::save, or TensorFlow's binary or text "
-                        "MetaGraphDef");
-  return meta_graph_from_json(j, filename);
+  try {
+    namespace mp = detail::meta_graph_proto;
+    if (mp::encoding_of(bytes) != mp::Encoding::json) return parse_tf_meta_graph(bytes, filename);
+    nlohmann::json j = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded())
+      throw DataLossError(filename +
+                          ": not valid JSON; expected a MetaGraphDef written by "
+                          "export_meta_graph or Saver::save, or TensorFlow's binary or text "
+                          "MetaGraphDef");
+    return meta_graph_from_json(j, filename);
+  } catch (const DataLossError& e) {
+    throw DataLossError("Cannot parse file " + filename + ": " + e.message());
+  }
 }
 
 }  // namespace symflow::train

@@ -14,11 +14,13 @@
 
 #include <chrono>
 #include <concepts>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,16 +35,24 @@
 namespace symflow::train {
 
 struct SaverOptions {
-  // How many recent checkpoints to keep; older ones are deleted. 0 keeps every file
-  // (and the state file lists only the newest), as in TensorFlow.
+  // How many recent checkpoints to keep; older ones are deleted. 0 keeps every file,
+  // tracks none (last_checkpoints() stays empty) and the state file lists only the
+  // newest, as in TensorFlow.
   int max_to_keep = 5;
   // Also keep one checkpoint per this many hours, whatever max_to_keep says.
   double keep_checkpoint_every_n_hours = 10000.0;
-  // Whether a Saver with no variables is allowed (it then saves nothing).
+  // Whether a Saver with no variables is allowed (save() then writes only the `.meta`
+  // and returns "", restore() does nothing).
   bool allow_empty = false;
   // The files save() writes: symflow's, or TensorFlow's V2 checkpoint and binary `.meta`
   // (which TensorFlow's tf.train.import_meta_graph and Saver.restore read).
   FileFormat format = FileFormat::symflow;
+  // Write the global step with eight digits ("model-00000003"), so that the files of a
+  // directory listing sort by step.
+  bool pad_step_number = false;
+  // restore() accepts a saved value of another shape with the same number of elements
+  // and reshapes it to the variable's shape.
+  bool reshape = false;
 };
 
 // The per-call options of Saver::save, TensorFlow's keyword arguments.
@@ -73,8 +83,12 @@ class Saver {
   explicit Saver(VarMap var_list, const SaverOptions& options = {})
       : var_list_(std::move(var_list)), options_(options) {
     if (var_list_.empty() && !options_.allow_empty) throw ValueError("No variables to save");
+    std::set<std::string> variables_seen;
     for (const auto& [name, v] : var_list_) {
       if (!v.valid()) throw ValueError("Saver: the variable for '" + name + "' is an empty handle");
+      // Checked in name order, as TensorFlow does: the error names the later name.
+      if (!variables_seen.insert(v.op().name()).second)
+        throw ValueError("The same saveable will be restored with two names: " + name);
       if (graph_ && !(v.graph() == *graph_))
         throw ValueError("Saver: variable " + v.op().name() +
                          " is from another graph than the other variables");
@@ -120,14 +134,22 @@ class Saver {
   }
 
   // Writes a checkpoint of the session's variables at `save_path` (a path prefix such
-  // as "ckpt/model") and returns its prefix.
+  // as "ckpt/model") and returns its prefix. A Saver with no variables (allow_empty)
+  // writes only the `.meta` and returns "" (TensorFlow's None). A `save_path` whose
+  // file name is the state file's is a ValueError.
   std::string save(Session& sess, const std::string& save_path, const SaveOptions& options = {}) {
+    check_latest_filename(options);
+    if (std::filesystem::path(save_path).filename() == options.latest_filename)
+      throw ValueError("'latest_filename' collides with 'save_path': '" + options.latest_filename +
+                       "' and '" + save_path + "'");
     return save_at(sess, save_path, save_path, options);
   }
-  // The same at "<save_path>-<global_step>".
+  // The same at "<save_path>-<global_step>" (the step with eight digits under
+  // pad_step_number).
   std::string save(Session& sess, const std::string& save_path, std::int64_t global_step,
                    const SaveOptions& options = {}) {
-    return save_at(sess, save_path, save_path + "-" + std::to_string(global_step), options);
+    check_latest_filename(options);
+    return save_at(sess, save_path, save_path + "-" + step_suffix(global_step), options);
   }
   // The same with the step read from a scalar integer tensor (the global step variable).
   std::string save(Session& sess, const std::string& save_path, const Output& global_step,
@@ -142,6 +164,9 @@ class Saver {
 
   // Puts the values saved at `save_path` into the session's variables. Every value is
   // read and checked before the first variable changes: a failed restore changes none.
+  // A saved shape that differs from the variable's is TensorFlow's InvalidArgumentError
+  // "Assign requires shapes of both tensors to match" (unless SaverOptions::reshape);
+  // an empty Saver restores nothing.
   void restore(Session& sess, const std::string& save_path) const;
 
   // The checkpoints this Saver keeps, oldest first.
@@ -198,6 +223,22 @@ class Saver {
     return map;
   }
 
+  static void check_latest_filename(const SaveOptions& options) {
+    if (std::filesystem::path(options.latest_filename).has_parent_path())
+      throw ValueError("'latest_filename' must not contain path components");
+  }
+
+  std::string step_suffix(std::int64_t global_step) const {
+    if (!options_.pad_step_number) return std::to_string(global_step);
+    // Python's "{:08d}": the sign counts toward the eight characters.
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%08lld", static_cast<long long>(global_step));
+    return buffer;
+  }
+
+  // A Saver with nothing to save or restore (allow_empty, and no TensorFlow ops to run).
+  bool is_empty() const { return var_list_.empty() && !runs_graph_ops(); }
+
   void check_session(const Session& sess) const {
     if (graph_ && !(sess.graph() == *graph_))
       throw ValueError("Saver: the session runs another graph than the one of the variables");
@@ -209,10 +250,10 @@ class Saver {
   // Adds `prefix` as the newest checkpoint and returns those that fall out of the
   // max_to_keep window (minus the ones kept by keep_checkpoint_every_n_hours).
   std::vector<std::string> record(const std::string& prefix) {
+    std::vector<std::string> out;
+    if (options_.max_to_keep <= 0) return out;  // keeps every file and tracks none
     std::erase_if(last_checkpoints_, [&](const auto& p) { return p.first == prefix; });
     last_checkpoints_.emplace_back(prefix, now());
-    std::vector<std::string> out;
-    if (options_.max_to_keep <= 0) return out;
     while (last_checkpoints_.size() > static_cast<std::size_t>(options_.max_to_keep)) {
       auto [path, time] = last_checkpoints_.front();
       last_checkpoints_.erase(last_checkpoints_.begin());

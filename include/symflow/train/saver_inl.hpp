@@ -20,8 +20,23 @@
 
 namespace symflow::train {
 
+namespace detail::saver {
+
+// A shape as TensorFlow's kernels print it: "[3,2]", "[]".
+inline std::string kernel_shape_string(const Dims& dims) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i) out += ",";
+    out += dims[i] < 0 ? std::string("?") : std::to_string(dims[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace detail::saver
+
 SYMFLOW_INLINE void Saver::restore(Session& sess, const std::string& save_path) const {
   check_session(sess);
+  if (is_empty()) return;  // nothing to restore, whatever the path names
   if (!io::bundle_exists(save_path))
     throw ValueError("The passed save_path is not a valid checkpoint: " + save_path);
   if (runs_graph_ops()) {
@@ -43,10 +58,28 @@ SYMFLOW_INLINE void Saver::restore(Session& sess, const std::string& save_path) 
                                  (e.dtype == DType::invalid ? io::bundle_dtype_name(e)
                                                             : std::string(dtype_name(e.dtype))) +
                                  " in checkpoint " + save_path);
-    if (!v.shape().is_compatible_with(e.shape))
-      throw InvalidArgumentError("tensor_name = " + name + "; the variable " + v.op().name() +
-                                 " has shape " + v.shape().to_string() + " but checkpoint " +
-                                 save_path + " holds shape " + Shape(e.shape).to_string());
+    const Shape& shape = v.shape();
+    if (options_.reshape && shape.is_fully_defined() && !shape.is_compatible_with(e.shape)) {
+      // TensorFlow reshapes the saved tensor before assigning it.
+      if (symflow::num_elements(e.shape) != shape.num_elements())
+        throw InvalidArgumentError(
+            "Input to reshape is a tensor with " + std::to_string(symflow::num_elements(e.shape)) +
+                " values, but the requested shape has " + std::to_string(shape.num_elements()) +
+                " (restoring '" + name + "' from checkpoint " + save_path + ")",
+            v.op().name());
+      values.emplace_back(&v, reader.read(name).reshaped(shape.dims()));
+      continue;
+    }
+    if (!shape.is_compatible_with(e.shape))
+      throw InvalidArgumentError(
+          "Restoring from checkpoint failed. This is most likely due to a mismatch between "
+          "the current graph and the graph from the checkpoint. Please ensure that you have "
+          "not altered the graph expected based on the checkpoint. Original error:\n\n"
+          "Assign requires shapes of both tensors to match. lhs shape= " +
+              detail::saver::kernel_shape_string(shape.dims()) +
+              " rhs shape= " + detail::saver::kernel_shape_string(e.shape) + " (variable " +
+              v.op().name() + ", key '" + name + "' of checkpoint " + save_path + ")",
+          v.op().name());
     values.emplace_back(&v, reader.read(name));
   }
   for (auto& [v, value] : values) sess.load_variable(v->op(), value);
@@ -66,6 +99,12 @@ SYMFLOW_INLINE std::string Saver::save_at(Session& sess, const std::string& save
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec))
     throw NotFoundError("Parent directory of " + save_path + " doesn't exist, can't save.");
+
+  // An empty Saver writes the MetaGraph alone, no checkpoint and no state.
+  if (is_empty()) {
+    if (options.write_meta_graph) export_meta_graph(prefix + "." + options.meta_graph_suffix);
+    return {};
+  }
 
   // The .meta first and the index last: whatever exists after a crash, the state
   // file never names a checkpoint with a missing part.
