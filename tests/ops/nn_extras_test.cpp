@@ -13,6 +13,8 @@
 
 #include <symflow/symflow.hpp>
 
+#include "../node_rows.hpp"
+
 #include "../test_util.hpp"
 
 namespace symflow_test_ops_nn_extras_test {
@@ -615,6 +617,91 @@ TEST_CASE("nn_extras/embedding_lookup: shards of one table (\"mod\")") {
   auto none = thrown<ValueError>([&] { nn::embedding_lookup(std::vector<Output>{}, {1}); });
   REQUIRE(none);
   CHECK(none->message() == "Length of params is currently 0. Need at least one param.");
+}
+
+TEST_CASE("nn_extras/embedding_lookup: shards of one table (\"div\")") {
+  // TF 2.21: p0 = arange(6).reshape(3, 2), p1 = arange(4).reshape(2, 2) + 10, ids (Const
+  // "ids") [[0, 4], [2, 3]], embedding_lookup([p0, p1], ids, partition_strategy="div"):
+  // ids 0-2 live in p0 and 3-4 in p1 (5 rows, 2 shards: the first gets the extra one).
+  Graph g;
+  auto guard = g.as_default();
+  auto p0 = constant(Value::from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}, {3, 2}), "p0");
+  auto p1 = constant(Value::from_vector(std::vector<float>{10, 11, 12, 13}, {2, 2}), "p1");
+  auto ids = constant({{0, 4}, {2, 3}}, "ids");
+  const std::size_t first = g.num_nodes();
+  Output e = nn::embedding_lookup({p0, p1}, ids, "div");
+  // TF 2.21 builds AddV2 for `+`; symflow builds TF 1.x's Add (docs/decisions.md).
+  symflow::test::check_rows(
+      symflow::test::rows_since(g, first),
+      {"embedding_lookup/Reshape/shape Const [] ",
+       "embedding_lookup/Reshape Reshape [ids,embedding_lookup/Reshape/shape] ",
+       "embedding_lookup/Size Const [] ",
+       "embedding_lookup/range/start Const [] ",
+       "embedding_lookup/range/delta Const [] ",
+       "embedding_lookup/range Range "
+       "[embedding_lookup/range/start,embedding_lookup/Size,embedding_lookup/range/delta] ",
+       "embedding_lookup/Const Const [] ",
+       "embedding_lookup/floordiv/y Const [] ",
+       "embedding_lookup/floordiv FloorDiv [embedding_lookup/Const,embedding_lookup/floordiv/y] ",
+       "embedding_lookup/mod/y Const [] ",
+       "embedding_lookup/mod FloorMod [embedding_lookup/Const,embedding_lookup/mod/y] ",
+       "embedding_lookup/add/y Const [] ",
+       "embedding_lookup/add Add [embedding_lookup/floordiv,embedding_lookup/add/y] ",
+       "embedding_lookup/floordiv_1 FloorDiv [embedding_lookup/Reshape,embedding_lookup/add] ",
+       "embedding_lookup/sub Sub [embedding_lookup/Reshape,embedding_lookup/mod] ",
+       "embedding_lookup/floordiv_2 FloorDiv [embedding_lookup/sub,embedding_lookup/floordiv] ",
+       "embedding_lookup/Maximum Maximum "
+       "[embedding_lookup/floordiv_1,embedding_lookup/floordiv_2] ",
+       "embedding_lookup/Less Less [embedding_lookup/Maximum,embedding_lookup/mod] ",
+       "embedding_lookup/add_1/y Const [] ",
+       "embedding_lookup/add_1 Add [embedding_lookup/floordiv,embedding_lookup/add_1/y] ",
+       "embedding_lookup/mod_1 FloorMod [embedding_lookup/Reshape,embedding_lookup/add_1] ",
+       "embedding_lookup/sub_1 Sub [embedding_lookup/Reshape,embedding_lookup/mod] ",
+       "embedding_lookup/mod_2 FloorMod [embedding_lookup/sub_1,embedding_lookup/floordiv] ",
+       "embedding_lookup/Select Select "
+       "[embedding_lookup/Less,embedding_lookup/mod_1,embedding_lookup/mod_2] ",
+       "embedding_lookup/DynamicPartition DynamicPartition "
+       "[embedding_lookup/Select,embedding_lookup/Maximum] ",
+       "embedding_lookup/DynamicPartition_1 DynamicPartition "
+       "[embedding_lookup/range,embedding_lookup/Maximum] ",
+       "embedding_lookup/GatherV2/axis Const [] loc:@p0",
+       "embedding_lookup/GatherV2 GatherV2 "
+       "[p0,embedding_lookup/DynamicPartition,embedding_lookup/GatherV2/axis] loc:@p0",
+       "embedding_lookup/GatherV2_1/axis Const [] loc:@p1",
+       "embedding_lookup/GatherV2_1 GatherV2 "
+       "[p1,embedding_lookup/DynamicPartition:1,embedding_lookup/GatherV2_1/axis] loc:@p1",
+       "embedding_lookup ParallelDynamicStitch "
+       "[embedding_lookup/DynamicPartition_1,embedding_lookup/DynamicPartition_1:1,"
+       "embedding_lookup/GatherV2,embedding_lookup/GatherV2_1] ",
+       "embedding_lookup/Shape Const [] ",
+       "embedding_lookup/concat/values_1 Const [] ",
+       "embedding_lookup/concat/axis Const [] ",
+       "embedding_lookup/concat ConcatV2 "
+       "[embedding_lookup/Shape,embedding_lookup/concat/values_1,embedding_lookup/concat/axis] ",
+       "embedding_lookup/Reshape_1 Reshape [embedding_lookup,embedding_lookup/concat] "});
+  Session sess(g);
+  CHECK(sess.run(e).to_vector<float>() == std::vector<float>{0, 1, 12, 13, 4, 5, 10, 11});
+  // Each shard's gradient is IndexedSlices of its own rows (TF: p0 rows [0, 2], p1 [1, 0]).
+  std::vector<Gradient> grads = gradients_with_slices({reduce_sum(e * e)}, {p0, p1});
+  REQUIRE(grads[0].is_sparse());
+  REQUIRE(grads[1].is_sparse());
+  auto out = sess.run({grads[0].sparse().values, grads[0].sparse().indices,
+                       grads[1].sparse().values, grads[1].sparse().indices});
+  CHECK(out[0].to_vector<float>() == std::vector<float>{0, 2, 8, 10});
+  CHECK(out[1].to_vector<std::int32_t>() == std::vector<std::int32_t>{0, 2});
+  CHECK(out[2].to_vector<float>() == std::vector<float>{24, 26, 20, 22});
+  CHECK(out[3].to_vector<std::int32_t>() == std::vector<std::int32_t>{1, 0});
+
+  // Three shards of 2, 2 and 1 rows: TF gives [[0,1],[20,21]], [[10,11],[12,13]], [[2,3],[2,3]].
+  auto q0 = constant(Value::from_vector(std::vector<float>{0, 1, 2, 3}, {2, 2}));
+  auto q1 = constant(Value::from_vector(std::vector<float>{10, 11, 12, 13}, {2, 2}));
+  auto q2 = constant(Value::from_vector(std::vector<float>{20, 21}, {1, 2}));
+  Output three = nn::embedding_lookup({q0, q1, q2}, {{0, 4}, {2, 3}, {1, 1}}, "div");
+  CHECK(sess.run(three).to_vector<float>() ==
+        std::vector<float>{0, 1, 20, 21, 10, 11, 12, 13, 2, 3, 2, 3});
+  // A shard whose number of rows is unknown while building.
+  auto unknown = placeholder(DType::float32, Shape({-1, 2}), "unknown");
+  CHECK_THROWS_AS(nn::embedding_lookup({p0, unknown}, {0}, "div"), ValueError);
 }
 
 }  // namespace symflow_test_ops_nn_extras_test

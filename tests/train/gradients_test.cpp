@@ -11,6 +11,7 @@
 #include <symflow/symflow.hpp>
 
 #include "../gradient_check.hpp"
+#include "../node_rows.hpp"
 #include "../test_util.hpp"
 
 namespace symflow_test_train_gradients_test {
@@ -231,6 +232,47 @@ TEST_CASE("gradients/math: reductions over a batch of unknown size") {
   Value got = sess.run(grads[0], {{a, f64({1, 2, 3, 4, 5, 6}, {3, 2})}});
   CHECK(got.dims() == Dims{3, 2});
   for (double v : got.flat<double>()) CHECK(v == 0.5);
+}
+
+}  // namespace symflow_test_train_gradients_test
+
+namespace symflow_test_train_gradients_test {
+
+TEST_CASE("gradients: aggregation_method TREE and ACCUMULATE_N chain two-input AddNs, as TF") {
+  for (AggregationMethod method :
+       {AggregationMethod::EXPERIMENTAL_TREE, AggregationMethod::EXPERIMENTAL_ACCUMULATE_N}) {
+    Graph g;
+    auto guard = g.as_default();
+    auto x = placeholder(DType::float32, Shape({2}), "x");
+    // One product per statement: the operands of + have no set order of evaluation.
+    auto square = x * x;
+    auto times_three = x * 3.0f;
+    auto y = square + times_three + sin(x);
+    const std::size_t first = g.num_nodes();
+    Output grad = gradients(y, {x}, {}, {.aggregation_method = method})[0];
+    CHECK(grad.name() == "gradients/x_gradient_sum/AddN_2:0");
+    std::vector<std::string> sums;
+    for (const std::string& row : symflow::test::rows_since(g, first))
+      if (row.find(" AddN ") != std::string::npos) sums.push_back(row);
+    // TF 2.21's graph (its first product is named mul_grad/Mul there too).
+    symflow::test::check_rows(
+        sums,
+        {"gradients/x_gradient_sum/AddN AddN [gradients/Sin_grad/mul,gradients/mul_grad/Mul] ",
+         "gradients/x_gradient_sum/AddN_1 AddN "
+         "[gradients/x_gradient_sum/AddN,gradients/mul_grad/Mul_1] ",
+         "gradients/x_gradient_sum/AddN_2 AddN "
+         "[gradients/x_gradient_sum/AddN_1,gradients/mul_1_grad/Mul] "});
+    Session sess(g);
+    auto out = sess.run(grad, {{x, Value{1.0f, 2.0f}}}).to_vector<float>();
+    CHECK(out[0] == doctest::Approx(5.540302276611328f));
+    CHECK(out[1] == doctest::Approx(6.583853244781494f));
+  }
+  Graph g;
+  auto guard = g.as_default();
+  auto x = placeholder(DType::float32, Shape({2}), "x");
+  CHECK_THROWS_WITH_AS(
+      gradients(x * x, {x}, {}, {.aggregation_method = static_cast<AggregationMethod>(7)}),
+      "Invalid `aggregation_method` specified 7. Accepted values are [0, 1, 2].", ValueError);
 }
 
 }  // namespace symflow_test_train_gradients_test

@@ -14,6 +14,7 @@
 
 #include "symflow/detail/float_repr.hpp"
 #include "symflow/ops/array_ops.hpp"
+#include "symflow/ops/colocation.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/data_flow_ops.hpp"
 #include "symflow/ops/logic_ops.hpp"
@@ -357,22 +358,20 @@ inline Output l2_normalize(const Output& x, const Axis& axis = {}, double epsilo
 
 namespace detail_embedding {
 
-// GatherV2 of params' rows, colocated with params (TensorFlow's colocate_with: the params
-// op's own colocation group, if it has one), its axis a Const "<name>/axis".
+// GatherV2 of params' rows and its axis, a Const "<name>/axis", both colocated with params
+// (TensorFlow's colocate_with: the params op's own colocation group, if it has one).
 inline Output colocated_gather(detail::OpBuilder& b, const Output& params, const Output& ids) {
-  // (A copy: building the node may move the params op's attrs.)
-  AttrValue colocation = StringList{{"loc:@" + params.op().name()}};
-  if (auto it = params.op().attrs().find("_class"); it != params.op().attrs().end())
-    colocation = it->second;
+  const Graph g = params.graph();
+  const std::size_t first = g.num_nodes();
   const Output axis = b.constant_arg(Value(std::int32_t{0}), "axis");
-  return b
-      .build(detail::transform::kGatherV2Op, {params, ids, axis},
-             {{"Tparams", params.dtype()},
-              {"Tindices", ids.dtype()},
-              {"Taxis", DType::int32},
-              {"batch_dims", std::int64_t{0}},
-              {"_class", std::move(colocation)}})
-      .output(0);
+  const Output gathered = b.build(detail::transform::kGatherV2Op, {params, ids, axis},
+                                  {{"Tparams", params.dtype()},
+                                   {"Tindices", ids.dtype()},
+                                   {"Taxis", DType::int32},
+                                   {"batch_dims", std::int64_t{0}}})
+                              .output(0);
+  detail::colocate_nodes_since(g, first, params.op());
+  return gathered;
 }
 
 }  // namespace detail_embedding
@@ -399,8 +398,11 @@ inline Output embedding_lookup(const Output& params, const TensorArg& ids,
 // row in it (floordiv; a Cast to int32 of the shards for int64 ids), DynamicPartition of
 // both, one colocated GatherV2 per shard, a ParallelDynamicStitch named after the scope,
 // and the Reshape to ids.shape + the rows' shape ("Shape", "concat", "Reshape_1"), which
-// is returned. The shards' row shapes must be known and agree; only the "mod" strategy
-// is supported.
+// is returned. The shards' row shapes must be known and agree.
+// partition_strategy="div" gives each shard a run of consecutive ids instead: with T ids
+// in all and n shards, the first T % n shards hold T / n + 1 ids and the others T / n, as
+// TensorFlow assigns them (a Const of T, floordiv, mod, Maximum, Less, Select); it needs
+// each shard's number of rows known while building.
 inline Output embedding_lookup(const std::vector<Output>& params, const TensorArg& ids,
                                std::string_view partition_strategy = "mod",
                                std::string_view name = {}) {
@@ -409,8 +411,13 @@ inline Output embedding_lookup(const std::vector<Output>& params, const TensorAr
     throw ValueError("Unrecognized partition strategy: " + std::string(partition_strategy) +
                      ".Must be one of either `mod` or `div`.");
   if (params.size() == 1) return embedding_lookup(params[0], ids, name);
-  if (partition_strategy != "mod")
-    throw ValueError("symflow's embedding_lookup supports partition_strategy \"mod\" only");
+  if (partition_strategy == "div")
+    for (const Output& p : params)
+      if (!p.get_shape().has_rank() || p.get_shape().rank() == 0 || p.get_shape().dim(0) < 0)
+        throw ValueError(
+            "symflow's embedding_lookup with partition_strategy \"div\" needs each "
+            "shard's number of rows known, got " +
+            p.get_shape().to_string() + " for " + p.name());
   Shape row_shape = params[0].get_shape().has_rank()
                         ? Shape(Dims(params[0].get_shape().dims().begin() + 1,
                                      params[0].get_shape().dims().end()))
@@ -441,13 +448,36 @@ inline Output embedding_lookup(const std::vector<Output>& params, const TensorAr
                 .output(0)
           : size(flat_ids);
   const Output original_indices = range(0, count);
-  auto with_shards = [&](const OpDef& def, std::string_view op_name) {
-    detail::OpBuilder b(g, op_name, def.type);
-    const Output y = b.constant_arg(detail::scalar_of(id_type, static_cast<double>(shards)), "y");
-    return b.build(def, {flat_ids, y}, {{"T", id_type}}).output(0);
-  };
-  Output assignments = with_shards(detail::kFloorModOp, "mod");
-  const Output new_ids = with_shards(detail::kFloorDivOp, "floordiv");
+  Output assignments, new_ids;
+  if (partition_strategy == "mod") {
+    auto with_shards = [&](const OpDef& def, std::string_view op_name) {
+      detail::OpBuilder b(g, op_name, def.type);
+      const Output y = b.constant_arg(detail::scalar_of(id_type, static_cast<double>(shards)), "y");
+      return b.build(def, {flat_ids, y}, {{"T", id_type}}).output(0);
+    };
+    assignments = with_shards(detail::kFloorModOp, "mod");
+    new_ids = with_shards(detail::kFloorDivOp, "floordiv");
+  } else {
+    // One node per statement, in the order TensorFlow's Python builds them.
+    std::int64_t total_rows = 0;
+    for (const Output& p : params) total_rows += p.get_shape().dim(0);
+    const Output total =
+        detail::make_const(g, detail::scalar_of(id_type, static_cast<double>(total_rows)), "Const")
+            .output(0);
+    const Output ids_per_shard = floordiv(total, shards);
+    const Output extras = mod(total, shards, "mod");
+    const Output long_run = ids_per_shard + 1;
+    const Output in_long_shard = floordiv(flat_ids, long_run);
+    const Output after_extras = flat_ids - extras;
+    const Output in_short_shard = floordiv(after_extras, ids_per_shard);
+    assignments = maximum(in_long_shard, in_short_shard);
+    const Output in_first_shards = less(assignments, extras);
+    const Output long_run_again = ids_per_shard + 1;
+    const Output row_in_long = mod(flat_ids, long_run_again, "mod");
+    const Output after_extras_again = flat_ids - extras;
+    const Output row_in_short = mod(after_extras_again, ids_per_shard, "mod");
+    new_ids = where(in_first_shards, row_in_long, row_in_short);
+  }
   if (id_type != DType::int32) assignments = cast(assignments, DType::int32);
   const std::vector<Output> gather_ids = dynamic_partition(new_ids, assignments, shards);
   const std::vector<Output> positions = dynamic_partition(original_indices, assignments, shards);

@@ -17,6 +17,12 @@
 
 namespace symflow {
 
+// How gradients reaching one tensor along several paths are summed (tf.AggregationMethod):
+// ADD_N, one AddN of all of them; EXPERIMENTAL_TREE and EXPERIMENTAL_ACCUMULATE_N (the same
+// in TensorFlow 2.x), a chain of two-input AddNs in "<op>_gradient_sum/", which can free
+// each gradient sooner. Slices are concatenated either way.
+enum class AggregationMethod { ADD_N = 0, EXPERIMENTAL_TREE = 1, EXPERIMENTAL_ACCUMULATE_N = 2 };
+
 struct GradientsOptions {
   std::string_view name = "gradients";  // the name scope of every gradient node
   // Tensors treated as constants: no gradient flows through them (tf.gradients'
@@ -26,6 +32,7 @@ struct GradientsOptions {
   // optimizers' GATE_OP): all of them are computed before any is used, so an update
   // reading one cannot run before the others have read the variables they need.
   bool gate_gradients = false;
+  AggregationMethod aggregation_method = AggregationMethod::ADD_N;
 };
 
 // d(sum of ys)/d(x) for each x in xs, weighted by grad_ys (ones by default). An x that

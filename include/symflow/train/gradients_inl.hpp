@@ -4,6 +4,7 @@
 // with SYMFLOW_COMPILED. It alone reaches every op's gradient (ops/registry.hpp).
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,17 +54,23 @@ inline std::vector<bool> ops_between(const detail::GraphState& g, const std::vec
   return between;
 }
 
-// The sum of the gradients collected for one tensor, as TensorFlow's _AggregatedGrads:
-// AddN of tensors; the slices concatenated when all are slices; an AddN when they mix,
-// each slices converted in the AddN's scope as "inputs_<i>" (convert_n_to_tensor's names).
-inline Gradient aggregate(Graph& g, const std::vector<Gradient>& grads) {
+// The sum of the gradients collected for one output of `op`, as TensorFlow's
+// _AggregatedGrads: AddN of tensors (or the chain of aggregation_method's tree); the slices
+// concatenated when all are slices; an AddN when they mix, each slices converted in the
+// AddN's scope as "inputs_<i>" (convert_n_to_tensor's names).
+inline Gradient aggregate(Graph& g, const std::vector<Gradient>& grads, const Operation& op,
+                          AggregationMethod method) {
   if (grads.empty()) return {};
   if (grads.size() == 1) return grads.front();
   const auto sparse_count = std::count_if(grads.begin(), grads.end(),
                                           [](const Gradient& grad) { return grad.is_sparse(); });
   if (sparse_count == 0) {
     std::vector<Output> dense(grads.begin(), grads.end());
-    return add_n(dense);
+    if (method == AggregationMethod::ADD_N) return add_n(dense);
+    name_scope sum_scope(g, op.name() + "_gradient_sum");
+    Output running_sum = dense.front();
+    for (std::size_t i = 1; i < dense.size(); ++i) running_sum = add_n({running_sum, dense[i]});
+    return running_sum;
   }
   if (sparse_count == static_cast<std::ptrdiff_t>(grads.size())) {
     bool int64_indices = false;
@@ -101,6 +108,10 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
                                              const std::vector<Output>& grad_ys,
                                              const GradientsOptions& options, bool dense) {
   if (ys.empty()) throw ValueError("gradients: ys must not be empty");
+  const auto method = static_cast<int>(options.aggregation_method);
+  if (method < 0 || method > 2)
+    throw ValueError("Invalid `aggregation_method` specified " + std::to_string(method) +
+                     ". Accepted values are [0, 1, 2].");
   if (!grad_ys.empty() && grad_ys.size() != ys.size())
     throw ValueError("Passed " + std::to_string(grad_ys.size()) + " grad_ys for " +
                      std::to_string(ys.size()) + " ys");
@@ -145,10 +156,46 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
   std::vector<bool> stopped(state.nodes.size(), false);
   for (const Output& s : options.stop_gradients) stopped[s.op().id().value] = true;
 
-  // Node ids are a topological order: walking them backwards visits every consumer of
-  // a tensor before the tensor's producer, so its gradients are complete by then.
-  for (std::size_t i = between.size(); i-- > 0;) {
-    if (!between[i] || stopped[i]) continue;
+  // TensorFlow's order: an op is ready once every consumer on a path has passed its
+  // gradients back (pending counts over data inputs), and ready ops are handled first in,
+  // first out, starting from the ys. The order decides the order of the gradients an AddN
+  // sums and the numbering of the nodes built on the way.
+  const std::size_t n = state.nodes.size();
+  std::vector<int> pending_count(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (between[i])
+      for (const TensorRef& in : state.nodes[i].inputs)
+        if (between[in.node.value]) ++pending_count[in.node.value];
+  std::deque<std::size_t> ready;
+  std::vector<bool> queued(n, false);
+  for (NodeId id : to)
+    if (between[id.value] && pending_count[id.value] == 0 && !queued[id.value]) {
+      queued[id.value] = true;
+      ready.push_back(id.value);
+    }
+  while (!ready.empty()) {
+    const std::size_t i = ready.front();
+    ready.pop_front();
+    // Whatever happens to op, its inputs have one consumer fewer to wait for.
+    struct ReleaseInputs {
+      const detail::GraphState& state;
+      const std::vector<bool>& between;
+      std::vector<int>& pending_count;
+      std::vector<bool>& queued;
+      std::deque<std::size_t>& ready;
+      std::size_t i;
+      ~ReleaseInputs() {
+        for (const TensorRef& in : state.nodes[i].inputs) {
+          const std::size_t k = in.node.value;
+          if (!between[k]) continue;
+          if (--pending_count[k] == 0 && !queued[k]) {
+            queued[k] = true;
+            ready.push_back(k);
+          }
+        }
+      }
+    } release{state, between, pending_count, queued, ready, i};
+    if (stopped[i]) continue;
     Operation op(g.state_ptr(), NodeId{static_cast<std::uint32_t>(i)});
     // Only ops with an input on the path need their gradient (an x's own op does not).
     bool has_path_input = false;
@@ -161,7 +208,9 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
     bool any = false;
     for (int k = 0; k < op.num_outputs(); ++k) {
       auto it = pending.find(TensorRef{op.id(), k});
-      Gradient grad = it == pending.end() ? Gradient{} : detail::aggregate(g, it->second);
+      Gradient grad = it == pending.end()
+                          ? Gradient{}
+                          : detail::aggregate(g, it->second, op, options.aggregation_method);
       if (grad.valid()) {
         any = true;
         if (it->second.size() > 1) it->second = {grad};
@@ -226,7 +275,9 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
   std::vector<Gradient> result;
   for (const Output& x : xs) {
     auto it = pending.find(x.ref());
-    result.push_back(it == pending.end() ? Gradient{} : detail::aggregate(g, it->second));
+    result.push_back(it == pending.end()
+                         ? Gradient{}
+                         : detail::aggregate(g, it->second, x.op(), options.aggregation_method));
   }
   if (dense)
     for (Gradient& grad : result)

@@ -95,6 +95,7 @@ struct MinimizeOptions {
   // The gradient of the loss itself (default: ones).
   Output grad_loss = {};
   GateGradients gate_gradients = GATE_OP;
+  AggregationMethod aggregation_method = AggregationMethod::ADD_N;
 };
 
 namespace detail {
@@ -178,9 +179,10 @@ class Optimizer {
   // The gradient of `loss` with respect to each variable of `var_list` (default: the
   // trainable variables of loss's graph). A variable loss does not depend on gets an
   // invalid gradient.
-  std::vector<GradAndVar> compute_gradients(const Output& loss, std::vector<Variable> var_list = {},
-                                            const Output& grad_loss = {},
-                                            GateGradients gate_gradients = GATE_OP) {
+  std::vector<GradAndVar> compute_gradients(
+      const Output& loss, std::vector<Variable> var_list = {}, const Output& grad_loss = {},
+      GateGradients gate_gradients = GATE_OP,
+      AggregationMethod aggregation_method = AggregationMethod::ADD_N) {
     if (!loss.valid()) throw ValueError("compute_gradients: loss is an empty tensor handle");
     detail::assert_valid_dtype(loss.dtype(), loss.name());
     if (grad_loss.valid()) detail::assert_valid_dtype(grad_loss.dtype(), grad_loss.name());
@@ -190,8 +192,9 @@ class Optimizer {
     for (const Variable& v : var_list) refs.push_back(v.ref());
     std::vector<Output> grad_ys;
     if (grad_loss.valid()) grad_ys.push_back(grad_loss);
-    std::vector<Gradient> grads =
-        gradients_with_slices({loss}, refs, grad_ys, {.gate_gradients = gate_gradients == GATE_OP});
+    std::vector<Gradient> grads = gradients_with_slices(
+        {loss}, refs, grad_ys,
+        {.gate_gradients = gate_gradients == GATE_OP, .aggregation_method = aggregation_method});
     if (gate_gradients == GATE_GRAPH) grads = detail::gate_all(grads);
     std::vector<GradAndVar> out;
     for (std::size_t i = 0; i < var_list.size(); ++i) {
@@ -255,7 +258,8 @@ class Optimizer {
   // gradient.
   Operation minimize(const Output& loss, const MinimizeOptions& options = {}) {
     std::vector<GradAndVar> grads_and_vars =
-        compute_gradients(loss, options.var_list, options.grad_loss, options.gate_gradients);
+        compute_gradients(loss, options.var_list, options.grad_loss, options.gate_gradients,
+                          options.aggregation_method);
     bool any = std::any_of(grads_and_vars.begin(), grads_and_vars.end(),
                            [](const GradAndVar& gv) { return gv.first.valid(); });
     if (!any)
