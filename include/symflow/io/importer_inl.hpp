@@ -95,8 +95,7 @@ namespace detail {
 SYMFLOW_INLINE ImportResult import_graph_def_into(Graph& graph, const GraphDef& original,
                                                   const ImportGraphDefOptions& options) {
   namespace im = detail::importer;
-  if (graph.finalized())
-    throw RuntimeError("Graph is finalized and cannot be modified.");
+  if (graph.finalized()) throw RuntimeError("Graph is finalized and cannot be modified.");
   // TensorFlow's old Variable and resource variable ops, as the ops symflow runs.
   std::optional<GraphDef> rewritten;
   if (io::has_tf_ops_to_rewrite(original)) io::rewrite_tf_ops(rewritten.emplace(original));

@@ -51,7 +51,8 @@ inline Output to_dense(const IndexedSlices& slices, std::string_view name = {}) 
   const Operation shape_op = slices.dense_shape.op();
   if (shape_op.type() == "Const") {
     std::int64_t elements = 1;
-    for (std::int64_t d : shape_op.get_attr<Value>("value").astype(DType::int64).to_vector<std::int64_t>())
+    for (std::int64_t d :
+         shape_op.get_attr<Value>("value").astype(DType::int64).to_vector<std::int64_t>())
       elements *= d;
     if (elements >= detail::kLargeSparseNumElements)
       std::cerr << "UserWarning: Converting sparse IndexedSlices to a dense Tensor with "

@@ -41,13 +41,12 @@ consteval auto join_cpu_kernels(const std::array<CpuKernel, N>&... parts) {
   return all;
 }
 
-inline constexpr auto kCpuKernels =
-    join_cpu_kernels(kConstCpuKernels, kControlCpuKernels, kStateCpuKernels, kRandomCpuKernels,
-                     kMathCpuKernels, kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels,
-                     kShapeCpuKernels, kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels,
-                     kTrainingCpuKernels, kStringCpuKernels, kIoCpuKernels, kDataFlowCpuKernels,
-                     kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels, kSummaryCpuKernels,
-                     kCandidateSamplingCpuKernels);
+inline constexpr auto kCpuKernels = join_cpu_kernels(
+    kConstCpuKernels, kControlCpuKernels, kStateCpuKernels, kRandomCpuKernels, kMathCpuKernels,
+    kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels, kShapeCpuKernels,
+    kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels, kTrainingCpuKernels, kStringCpuKernels,
+    kIoCpuKernels, kDataFlowCpuKernels, kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels,
+    kSummaryCpuKernels, kCandidateSamplingCpuKernels);
 
 // Each op has one kernel here. Ops are told apart by their type names, not their
 // addresses: GCC cannot compare addresses in a constant expression under
