@@ -1,7 +1,8 @@
 #pragma once
 // C++ operators that build graph nodes with TensorFlow's operator names:
 // a + b is "add", a - b "sub", a * b "mul", a / b "truediv" (or "div" on integers),
-// -a "Neg". A scalar operand becomes a Const named "<op>/y" (or "<op>/x").
+// a % b "mod" (FloorMod) and -a "Neg". A scalar operand becomes a Const named "<op>/y"
+// (or "<op>/x").
 // Comparisons a < b, <=, >, >= build "Less", "LessEqual", ... (a scalar on the left
 // turns the comparison around, as Python's reflected operators do: 2 < x is x > 2);
 // on bool tensors a & b is "and" (LogicalAnd), a | b "or", a ^ b "xor" (composed) and
@@ -79,6 +80,10 @@ inline Output operator*(const Output& x, const Output& y) {
 inline Output operator/(const Output& x, const Output& y) {
   return detail::operator_op(detail::div_def(x.dtype()), detail::div_name(x.dtype()), x, y);
 }
+// a % b is Python's remainder, FloorMod (the result takes b's sign), node "mod".
+inline Output operator%(const Output& x, const Output& y) {
+  return detail::operator_op(detail::kFloorModOp, "mod", x, y);
+}
 inline Output operator-(const Output& x) { return detail::unary(detail::kNegOp, x, {}, "Neg"); }
 
 // Typed handles: both sides must have one element type.
@@ -99,6 +104,10 @@ Tensor<T> operator/(const Tensor<T>& x, const Tensor<T>& y) {
   return Tensor<T>(Output(x) / Output(y));
 }
 template <Element T>
+Tensor<T> operator%(const Tensor<T>& x, const Tensor<T>& y) {
+  return Tensor<T>(Output(x) % Output(y));
+}
+template <Element T>
 Tensor<T> operator-(const Tensor<T>& x) {
   return Tensor<T>(-Output(x));
 }
@@ -115,6 +124,7 @@ SYMFLOW_MIXED_TYPE_OPERATOR(+)
 SYMFLOW_MIXED_TYPE_OPERATOR(-)
 SYMFLOW_MIXED_TYPE_OPERATOR(*)
 SYMFLOW_MIXED_TYPE_OPERATOR(/)
+SYMFLOW_MIXED_TYPE_OPERATOR(%)
 #undef SYMFLOW_MIXED_TYPE_OPERATOR
 
 // Scalars take the tensor's element type: x * 2, 2.0f - x.
@@ -142,6 +152,7 @@ SYMFLOW_SCALAR_OPERATOR(+, detail::kAddOp, "add")
 SYMFLOW_SCALAR_OPERATOR(-, detail::kSubOp, "sub")
 SYMFLOW_SCALAR_OPERATOR(*, detail::kMulOp, "mul")
 SYMFLOW_SCALAR_OPERATOR(/, detail::div_def(x.dtype()), detail::div_name(x.dtype()))
+SYMFLOW_SCALAR_OPERATOR(%, detail::kFloorModOp, "mod")
 #undef SYMFLOW_SCALAR_OPERATOR
 
 // ---- comparisons --------------------------------------------------------------------------

@@ -19,45 +19,6 @@
 
 namespace symflow {
 
-// get_variable's initializer: an Initializer (called with the variable's shape and
-// dtype), or a constant initial value (a Value, a number, a list, a tensor) whose
-// shape and dtype the variable takes, as TensorFlow accepts both.
-class InitializerOrValue {
- public:
-  InitializerOrValue() = default;
-  InitializerOrValue(Initializer initializer) {  // NOLINT: implicit on purpose
-    if (initializer) init_ = std::move(initializer);
-  }
-  template <class F>
-  requires(!std::same_as<std::decay_t<F>, Initializer> &&
-           !std::same_as<std::decay_t<F>, InitializerOrValue> &&
-           std::is_invocable_r_v<Output, F&, const Shape&, DType>) InitializerOrValue(F initializer)
-      : init_(Initializer(std::move(initializer))) {}       // NOLINT
-  InitializerOrValue(const Value& value) : init_(value) {}  // NOLINT
-  template <Element T>
-  InitializerOrValue(T scalar) : init_(Value(scalar)) {}  // NOLINT
-  template <Element T>
-  InitializerOrValue(std::initializer_list<T> list) : init_(Value(list)) {}  // NOLINT
-  template <Element T>
-  InitializerOrValue(std::initializer_list<std::initializer_list<T>> list)  // NOLINT
-      : init_(Value(list)) {}
-  InitializerOrValue(const Output& tensor) : init_(tensor) {}  // NOLINT
-  template <class T>
-  requires(std::convertible_to<T, Output> && !std::same_as<T, Output> &&
-           !std::is_invocable_v<T&, const Shape&, DType>) InitializerOrValue(const T& tensor)
-      : init_(static_cast<Output>(tensor)) {}  // NOLINT: Tensor<T>
-
-  bool empty() const { return std::holds_alternative<std::monostate>(init_); }
-  // A constant initial value rather than an initializer.
-  bool is_value() const { return value() || tensor(); }
-  const Initializer* initializer() const { return std::get_if<Initializer>(&init_); }
-  const Value* value() const { return std::get_if<Value>(&init_); }
-  const Output* tensor() const { return std::get_if<Output>(&init_); }
-
- private:
-  std::variant<std::monostate, Initializer, Value, Output> init_;
-};
-
 // The keyword arguments of tf.get_variable.
 struct GetVariableOptions {
   // Unset: the variable scope's dtype (float32 unless the scope sets another); with a
@@ -72,6 +33,9 @@ struct GetVariableOptions {
   // Empty: GLOBAL_VARIABLES (and TRAINABLE_VARIABLES when trainable).
   std::vector<CollectionKey> collections = {};
   bool validate_shape = true;
+  // Unset: the variable scope's. Given here, it replaces the scope's getter (TensorFlow
+  // does not nest the two).
+  CustomGetter custom_getter = {};
 };
 
 namespace detail {
@@ -128,6 +92,12 @@ inline Variable get_single_variable(Graph& g, const std::string& name, const Sha
       throw ValueError(to_string(*tensor) + " must be from the same graph as variable " + name +
                        ".");
     v = Variable(*tensor, vo);
+  } else if (const InitializerOrValue::InitialValueFn* make = init.initial_value_fn()) {
+    if (shape.is_fully_defined())
+      throw TypeError("The initializer of variable " + name +
+                      " takes no arguments, so it cannot be called with the shape " +
+                      shape.to_string() + "; leave the shape out");
+    v = Variable(*make, vo);
   } else {
     if (!shape.is_fully_defined())
       throw ValueError(
@@ -182,27 +152,41 @@ inline Variable get_variable(std::string_view name, const Shape& shape,
                              const GetVariableOptions& options = {}) {
   Graph g = get_default_graph();
   VariableScope scope = detail::variable_scope_state(g).current;
-  Regularizer regularizer = options.regularizer ? options.regularizer : scope.regularizer();
   std::string full_name =
       scope.name().empty() ? std::string(name) : scope.name() + "/" + std::string(name);
   // Variable names depend only on the variable scope: leave the name scope meanwhile.
-  if (!detail::is_valid_node_name(full_name))
-    throw ValueError("'" + full_name +
-                     "' is not a valid root scope name. A root scope name has to match the "
-                     "following pattern: ^[A-Za-z0-9.][A-Za-z0-9_.\\\\/>-]*$");
   name_scope root(g, "");
-  InitializerOrValue init = options.initializer;
-  if (options.dtype != DType::invalid && init.is_value()) {
+  GetVariableOptions resolved = options;
+  if (options.dtype != DType::invalid && options.initializer.is_value()) {
+    const InitializerOrValue& init = options.initializer;
     DType init_dtype = init.value() ? init.value()->dtype() : init.tensor()->dtype();
     if (init_dtype != options.dtype)
       throw ValueError("Initializer type '" + detail::dtype_repr(init_dtype) +
                        "' and explicit dtype '" + detail::dtype_repr(options.dtype) +
                        "' don't match.");
   }
-  if (init.empty()) init = scope.initializer();
-  DType dtype = options.dtype != DType::invalid ? options.dtype : scope.dtype();
-  return detail::get_single_variable(g, full_name, shape, dtype, std::move(init), regularizer,
-                                     scope.reuse(), options);
+  if (resolved.initializer.empty()) resolved.initializer = scope.initializer();
+  if (!resolved.regularizer) resolved.regularizer = scope.regularizer();
+  if (resolved.dtype == DType::invalid) resolved.dtype = scope.dtype();
+  resolved.custom_getter = nullptr;
+
+  const Reuse reuse = scope.reuse();
+  VariableGetter create_or_reuse = [&g, reuse](const std::string& var_name, const Shape& var_shape,
+                                               const GetVariableOptions& o) {
+    if (!detail::is_valid_node_name(var_name))
+      throw ValueError("'" + var_name +
+                       "' is not a valid root scope name. A root scope name has to match the "
+                       "following pattern: ^[A-Za-z0-9.][A-Za-z0-9_.\\\\/>-]*$");
+    return detail::get_single_variable(g, var_name, var_shape, o.dtype, o.initializer,
+                                       o.regularizer, reuse, o);
+  };
+  const CustomGetter& custom =
+      options.custom_getter ? options.custom_getter : scope.custom_getter();
+  if (!custom) return create_or_reuse(full_name, shape, resolved);
+  Variable v = custom(create_or_reuse, full_name, shape, resolved);
+  if (!v.valid())
+    throw ValueError("The custom getter of variable " + full_name + " returned no variable");
+  return v;
 }
 
 // get_variable("w", {2, 3}, {...}): a shape written as a list; get_variable("w", {}) is
@@ -235,6 +219,22 @@ Variable get_variable(std::string_view name, std::initializer_list<std::int64_t>
 template <Element T>
 Variable get_variable(std::string_view name, GetVariableOptions options = {}) {
   return get_variable<T>(name, Shape::unknown(), std::move(options));
+}
+
+// tf.get_local_variable: get_variable for a variable in LOCAL_VARIABLES (besides any
+// collections given), never trainable, as the variables of metrics are.
+inline Variable get_local_variable(std::string_view name, const Shape& shape,
+                                   GetVariableOptions options = {}) {
+  options.trainable = false;
+  options.collections.emplace_back(GraphKeys::LOCAL_VARIABLES);
+  return get_variable(name, shape, options);
+}
+inline Variable get_local_variable(std::string_view name, std::initializer_list<std::int64_t> shape,
+                                   GetVariableOptions options = {}) {
+  return get_local_variable(name, Shape(shape), std::move(options));
+}
+inline Variable get_local_variable(std::string_view name, GetVariableOptions options = {}) {
+  return get_local_variable(name, Shape::unknown(), std::move(options));
 }
 
 }  // namespace symflow

@@ -186,6 +186,13 @@ class Variable {
   Output snapshot_;
 };
 
+// tf.add_to_collection(key, variable): the collection holds the variable itself (its
+// VariableV2 op, as GLOBAL_VARIABLES does: "v", whose variables_in() handle is "v:0"),
+// not the tensor it reads.
+inline void add_to_collection(std::string_view key, const Variable& v) {
+  get_default_graph().add_to_collection(key, v.op());
+}
+
 // The state ops take a variable itself (its reference), as in TensorFlow.
 inline Output assign(const Variable& v, const TensorArg& value, bool validate_shape = true,
                      bool use_locking = true, std::string_view name = {}) {

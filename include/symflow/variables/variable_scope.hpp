@@ -3,9 +3,10 @@
 // decides whether get_variable creates a variable or reuses one.
 //
 //   VariableScope     a scope's properties (name, reuse, default initializer,
-//                     regularizer and dtype); a handle, as TensorFlow's object is:
-//                     copies see the same scope, so reuse_variables() on any of them
-//                     turns reuse on for all (tf.get_variable_scope().reuse_variables()).
+//                     regularizer, dtype and custom getter); a handle, as TensorFlow's
+//                     object is: copies see the same scope, so reuse_variables() on any
+//                     of them turns reuse on for all
+//                     (tf.get_variable_scope().reuse_variables()).
 //   variable_scope    the RAII guard of `with tf.variable_scope(...)`: it opens a name
 //                     scope too, so ops built inside get the prefix as well.
 //   get_variable_scope()  the current scope of the default graph.
@@ -16,12 +17,15 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "symflow/graph/collections.hpp"
@@ -34,6 +38,70 @@ namespace symflow {
 // A function of a variable whose result get_variable adds to REGULARIZATION_LOSSES
 // (an empty result adds nothing).
 using Regularizer = std::function<Output(const Output&)>;
+
+// get_variable's initializer (and a variable scope's default one), in the forms that
+// TensorFlow accepts:
+//   an Initializer          called with the variable's shape and dtype;
+//   a function of nothing   returning the initial value (built in "<name>/Initializer/"),
+//                           whose shape and dtype the variable takes: no shape is given;
+//   a constant initial value (a Value, a number, a list, a tensor), whose shape and
+//                           dtype the variable takes: no shape is given.
+class InitializerOrValue {
+ public:
+  using InitialValueFn = Variable::InitialValueFn;
+
+  InitializerOrValue() = default;
+  InitializerOrValue(Initializer initializer) {  // NOLINT: implicit on purpose
+    if (initializer) init_ = std::move(initializer);
+  }
+  template <class F>
+  requires(!std::same_as<std::decay_t<F>, Initializer> &&
+           !std::same_as<std::decay_t<F>, InitializerOrValue> &&
+           std::is_invocable_r_v<Output, F&, const Shape&, DType>) InitializerOrValue(F initializer)
+      : init_(Initializer(std::move(initializer))) {}  // NOLINT
+  template <class F>
+  requires(!std::same_as<std::decay_t<F>, InitializerOrValue> && !std::convertible_to<F, Output> &&
+           std::is_invocable_r_v<Output, F&>)
+      InitializerOrValue(F initial_value)  // NOLINT: implicit on purpose
+      : init_(InitialValueFn(std::move(initial_value))) {}
+  InitializerOrValue(const Value& value) : init_(value) {}  // NOLINT
+  template <Element T>
+  InitializerOrValue(T scalar) : init_(Value(scalar)) {}  // NOLINT
+  template <Element T>
+  InitializerOrValue(std::initializer_list<T> list) : init_(Value(list)) {}  // NOLINT
+  template <Element T>
+  InitializerOrValue(std::initializer_list<std::initializer_list<T>> list)  // NOLINT
+      : init_(Value(list)) {}
+  InitializerOrValue(const Output& tensor) : init_(tensor) {}  // NOLINT
+  template <class T>
+  requires(std::convertible_to<T, Output> && !std::same_as<T, Output> &&
+           !std::is_invocable_v<T&, const Shape&, DType>) InitializerOrValue(const T& tensor)
+      : init_(static_cast<Output>(tensor)) {}  // NOLINT: Tensor<T>
+
+  bool empty() const { return std::holds_alternative<std::monostate>(init_); }
+  explicit operator bool() const { return !empty(); }
+  // A constant initial value rather than an initializer.
+  bool is_value() const { return value() || tensor(); }
+  const Initializer* initializer() const { return std::get_if<Initializer>(&init_); }
+  const InitialValueFn* initial_value_fn() const { return std::get_if<InitialValueFn>(&init_); }
+  const Value* value() const { return std::get_if<Value>(&init_); }
+  const Output* tensor() const { return std::get_if<Output>(&init_); }
+
+ private:
+  std::variant<std::monostate, Initializer, InitialValueFn, Value, Output> init_;
+};
+
+struct GetVariableOptions;
+
+// What a custom getter calls to get the variable: the next getter out, and finally
+// get_variable's own creation and reuse logic. `name` is the variable's full name.
+using VariableGetter = std::function<Variable(const std::string& name, const Shape& shape,
+                                              const GetVariableOptions& options)>;
+// tf.variable_scope's and tf.get_variable's custom_getter: called instead of creating
+// the variable, with the full name, the shape and get_variable's options (the scope's
+// defaults filled in); it may change them (rename, freeze, ...) before calling `getter`.
+using CustomGetter = std::function<Variable(const VariableGetter& getter, const std::string& name,
+                                            const Shape& shape, const GetVariableOptions& options)>;
 
 // The reuse setting of a variable scope. TensorFlow spells it False, True or
 // tf.AUTO_REUSE; symflow spells it `false`, `true` or `symflow::reuse::auto_reuse`.
@@ -87,8 +155,9 @@ struct VariableScopeData {
   std::string name;        // "outer/inner", "" for the root scope
   std::string name_scope;  // the name scope it was opened with: "outer/inner/", "outer_1/inner/"
   Reuse reuse;
-  Initializer initializer;  // empty: get_variable's default
-  Regularizer regularizer;  // empty: none
+  InitializerOrValue initializer;  // empty: get_variable's default
+  Regularizer regularizer;         // empty: none
+  CustomGetter custom_getter;      // empty: none
   DType dtype = DType::float32;
 };
 }  // namespace detail
@@ -107,14 +176,16 @@ class VariableScope {
   // opens another ("outer/inner_1/") but this stays.
   const std::string& original_name_scope() const { return d_->name_scope; }
   Reuse reuse() const { return d_->reuse; }
-  const Initializer& initializer() const { return d_->initializer; }
+  const InitializerOrValue& initializer() const { return d_->initializer; }
   const Regularizer& regularizer() const { return d_->regularizer; }
+  const CustomGetter& custom_getter() const { return d_->custom_getter; }
   DType dtype() const { return d_->dtype; }
 
   // From now on get_variable in this scope returns existing variables.
   void reuse_variables() { d_->reuse = true; }
-  void set_initializer(Initializer initializer) { d_->initializer = std::move(initializer); }
+  void set_initializer(InitializerOrValue initializer) { d_->initializer = std::move(initializer); }
   void set_regularizer(Regularizer regularizer) { d_->regularizer = std::move(regularizer); }
+  void set_custom_getter(CustomGetter getter) { d_->custom_getter = std::move(getter); }
   void set_dtype(DType dtype) { d_->dtype = dtype; }
 
   // The items of a collection of the default graph whose names start with this
@@ -170,9 +241,13 @@ struct VariableScopeOptions {
   std::string default_name = {};
   // Tensors the scope's ops will use: their graph becomes the default graph inside.
   std::vector<Output> values = {};
-  // Defaults for get_variable inside; unset ones are inherited.
-  Initializer initializer = {};
+  // Defaults for get_variable inside; unset ones are inherited. The initializer may
+  // also be a constant initial value or a function of nothing (see InitializerOrValue).
+  InitializerOrValue initializer = {};
   Regularizer regularizer = {};
+  // Wraps get_variable inside; nested inside an enclosing scope's getter, it is called
+  // first, and the getter it is given leads to the enclosing one.
+  CustomGetter custom_getter = {};
   Reuse reuse = {};  // false: inherit; true or reuse::auto_reuse: set
   DType dtype = DType::invalid;
   // Also open a name scope (false: ops keep the enclosing name scope).
@@ -296,6 +371,21 @@ class variable_scope {
   static void apply(detail::VariableScopeData& d, const VariableScopeOptions& o) {
     if (o.initializer) d.initializer = o.initializer;
     if (o.regularizer) d.regularizer = o.regularizer;
+    if (o.custom_getter) {
+      if (d.custom_getter) {
+        d.custom_getter = [inner = o.custom_getter, outer = d.custom_getter](
+                              const VariableGetter& getter, const std::string& name,
+                              const Shape& shape, const GetVariableOptions& options) {
+          VariableGetter through_outer = [&](const std::string& n, const Shape& s,
+                                             const GetVariableOptions& opts) {
+            return outer(getter, n, s, opts);
+          };
+          return inner(through_outer, name, shape, options);
+        };
+      } else {
+        d.custom_getter = o.custom_getter;
+      }
+    }
     if (o.dtype != DType::invalid) d.dtype = o.dtype;
   }
 
