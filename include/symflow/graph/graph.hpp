@@ -19,6 +19,13 @@
 
 namespace symflow {
 
+// A fetch of an operation that Graph::prevent_fetching marked (TensorFlow's
+// InaccessibleTensorError, a ValueError).
+class InaccessibleTensorError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
 // What get_collection returns: the handles and plain values stored in a collection.
 using CollectionValue = std::variant<Operation, Output, std::string, std::int64_t, double>;
 
@@ -124,6 +131,31 @@ class Graph {
   void finalize() { state_->finalized = true; }
   bool finalized() const { return state_->finalized; }
 
+  // Tensors a run may not feed and operations a run may not fetch (tf.Graph's
+  // prevent_feeding / prevent_fetching): a Session refuses them with TensorFlow's
+  // ValueError and InaccessibleTensorError. A fetchable tensor is one whose op is.
+  // Handles of another graph are a ValueError, as they would name this graph's nodes.
+  void prevent_feeding(const Output& tensor) {
+    check_element(tensor);
+    state_->unfeedable.insert(tensor.ref());
+  }
+  void prevent_fetching(const Operation& op) {
+    check_element(op);
+    state_->unfetchable.insert(op.id());
+  }
+  bool is_feedable(const Output& tensor) const {
+    check_element(tensor);
+    return !state_->unfeedable.contains(tensor.ref());
+  }
+  bool is_fetchable(const Operation& op) const {
+    check_element(op);
+    return !state_->unfetchable.contains(op.id());
+  }
+  bool is_fetchable(const Output& tensor) const {
+    check_element(tensor);
+    return !state_->unfetchable.contains(tensor.op().id());
+  }
+
   // Makes this graph the default of this thread until the guard ends.
   [[nodiscard]] DefaultGraphGuard as_default() const;
 
@@ -142,6 +174,16 @@ class Graph {
   Operation create_in_context(const OpDef& def, const std::vector<Output>& inputs, AttrMap attrs,
                               std::string_view name, const std::vector<Operation>& control_inputs,
                               std::uint32_t branch);
+  void check_element(const Operation& op) const {
+    if (!op.valid()) throw ValueError("Operation is an empty handle");
+    if (op.graph_state() != state_)
+      throw ValueError("Operation " + op.name() + " is not an element of this graph.");
+  }
+  void check_element(const Output& tensor) const {
+    if (!tensor.valid()) throw ValueError("Tensor is an empty handle");
+    if (tensor.op().graph_state() != state_)
+      throw ValueError("Tensor " + to_string(tensor) + " is not an element of this graph.");
+  }
   void check_not_finalized() const {
     if (state_->finalized) throw RuntimeError("Graph is finalized and cannot be modified.");
   }

@@ -96,6 +96,8 @@ class GraphState {
   std::shared_ptr<VariableScopeState> variable_scopes;  // see VariableScopeState
   std::vector<ControlFlowContext> flow_contexts;  // every context ever built; Node::context - 1
   std::uint32_t current_context = 0;              // the context being built (from 1); 0: none
+  std::set<TensorRef> unfeedable;  // tensors prevent_feeding marked: a run may not feed them
+  std::set<NodeId> unfetchable;    // ops prevent_fetching marked: a run may not fetch them
 
   // The innermost loop context `context` is in or is (0: none).
   std::uint32_t loop_of(std::uint32_t context) const {

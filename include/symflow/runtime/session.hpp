@@ -15,8 +15,12 @@
 // that only runs graphs parses no executor, planner or device.
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "symflow/backend/devices.hpp"
@@ -30,7 +34,73 @@ namespace symflow {
 class DefaultSessionGuard;
 namespace detail {
 class SessionImpl;
-}
+
+// Structured fetches (TensorFlow's fetches of lists, tuples and dicts): a std::tuple, a
+// std::map or a std::vector of fetches, nested as deep as wanted, comes back as the same
+// structure of Values. A std::vector<Fetch> keeps its own overload.
+template <class S>
+struct FetchStructure {
+  static_assert(std::is_convertible_v<const S&, Fetch>,
+                "a structured fetch holds tensors, operations or names (anything a Fetch takes), "
+                "in std::tuple, std::map or std::vector");
+  using Result = Value;
+  static void flatten(const S& fetch, std::vector<Fetch>& out) { out.emplace_back(fetch); }
+  static Result rebuild(const S&, std::vector<Value>& values, std::size_t& at) {
+    return std::move(values[at++]);
+  }
+};
+template <class... Ts>
+struct FetchStructure<std::tuple<Ts...>> {
+  using Result = std::tuple<typename FetchStructure<Ts>::Result...>;
+  static void flatten(const std::tuple<Ts...>& fetches, std::vector<Fetch>& out) {
+    std::apply([&](const Ts&... f) { (FetchStructure<Ts>::flatten(f, out), ...); }, fetches);
+  }
+  static Result rebuild(const std::tuple<Ts...>& fetches, std::vector<Value>& values,
+                        std::size_t& at) {
+    // Braced initialization evaluates its elements in order, so `at` advances in order.
+    return std::apply(
+        [&](const Ts&... f) { return Result{FetchStructure<Ts>::rebuild(f, values, at)...}; },
+        fetches);
+  }
+};
+template <class K, class T, class C, class A>
+struct FetchStructure<std::map<K, T, C, A>> {
+  using Result = std::map<K, typename FetchStructure<T>::Result, C>;
+  static void flatten(const std::map<K, T, C, A>& fetches, std::vector<Fetch>& out) {
+    for (const auto& [key, f] : fetches) FetchStructure<T>::flatten(f, out);
+  }
+  static Result rebuild(const std::map<K, T, C, A>& fetches, std::vector<Value>& values,
+                        std::size_t& at) {
+    Result result(fetches.key_comp());
+    for (const auto& [key, f] : fetches)
+      result.emplace(key, FetchStructure<T>::rebuild(f, values, at));
+    return result;
+  }
+};
+template <class T, class A>
+struct FetchStructure<std::vector<T, A>> {
+  using Result = std::vector<typename FetchStructure<T>::Result>;
+  static void flatten(const std::vector<T, A>& fetches, std::vector<Fetch>& out) {
+    for (const T& f : fetches) FetchStructure<T>::flatten(f, out);
+  }
+  static Result rebuild(const std::vector<T, A>& fetches, std::vector<Value>& values,
+                        std::size_t& at) {
+    Result result;
+    result.reserve(fetches.size());
+    for (const T& f : fetches) result.push_back(FetchStructure<T>::rebuild(f, values, at));
+    return result;
+  }
+};
+
+template <class S>
+inline constexpr bool is_fetch_structure = false;
+template <class... Ts>
+inline constexpr bool is_fetch_structure<std::tuple<Ts...>> = true;
+template <class K, class T, class C, class A>
+inline constexpr bool is_fetch_structure<std::map<K, T, C, A>> = true;
+template <class T, class A>
+inline constexpr bool is_fetch_structure<std::vector<T, A>> = !std::is_same_v<T, Fetch>;
+}  // namespace detail
 
 class Session : public Evaluator {
  public:
@@ -58,6 +128,20 @@ class Session : public Evaluator {
   std::vector<std::vector<std::string>> fused_clusters(const std::vector<Fetch>& fetches,
                                                        const FeedDict& feeds = {},
                                                        const std::vector<Operation>& targets = {});
+
+  // A structure of fetches: std::tuple (auto [a, b] = sess.run(std::tuple{x, y})),
+  // std::map (a std::map<std::string, Value> for a std::map<std::string, Output>) and
+  // std::vector, nested; the Values come back in the same structure, in one run.
+  template <class S>
+  requires detail::is_fetch_structure<S>
+  typename detail::FetchStructure<S>::Result run(const S& fetches, const FeedDict& feeds = {},
+                                                 const std::vector<Operation>& targets = {}) {
+    std::vector<Fetch> flat;
+    detail::FetchStructure<S>::flatten(fetches, flat);
+    std::vector<Value> values = run(flat, feeds, targets);
+    std::size_t at = 0;
+    return detail::FetchStructure<S>::rebuild(fetches, values, at);
+  }
 
   Value run(const Output& fetch, const FeedDict& feeds = {});
   Value run(const std::string& fetch_name, const FeedDict& feeds = {});

@@ -200,6 +200,7 @@ class SessionImpl {
 
   void build_key(const std::vector<Fetch>& fetches, const FeedDict& feeds,
                  const std::vector<Operation>& targets, PlanKey& key) const {
+    check_not_empty_for_names(fetches, feeds);
     SmallVector<std::int64_t, 8> fetched_ops;
     for (const Fetch& f : fetches) {
       std::optional<TensorRef> ref;
@@ -266,15 +267,23 @@ class SessionImpl {
   // (reading the graph): the first bad one throws.
   RunArgs check_args(const std::vector<Fetch>& fetches, const FeedDict& feeds,
                      const std::vector<Operation>& targets) const {
+    check_not_empty();
     RunArgs args;
     for (const Fetch& f : fetches) {
       std::optional<TensorRef> ref;
       resolve_fetch(f, ref, args.target_ids);
+      if (ref) check_fetchable(ref->node);
       args.fetch_refs.push_back(ref);
     }
-    for (const Operation& op : targets) args.target_ids.push_back(own(op, "Target").id());
+    for (const NodeId id : args.target_ids) check_fetchable(id);
+    for (const Operation& op : targets) {
+      args.target_ids.push_back(own(op, "Target").id());
+      check_fetchable(args.target_ids.back());
+    }
     for (const Feed& feed : feeds) {
       Output t = resolve_feed_tensor(feed);
+      if (graph_.state().unfeedable.contains(t.ref()))
+        throw ValueError("Tensor " + t.name() + " may not be fed.");
       check_feed(t.name(), t.dtype(), t.get_shape(), feed.value);
       if (std::find(args.feed_refs.begin(), args.feed_refs.end(), t.ref()) != args.feed_refs.end())
         throw ValueError("Tensor " + t.name() + " is fed twice");
@@ -312,6 +321,7 @@ class SessionImpl {
     }
     if (entry) {
       const Plan& plan = entry->second;
+      check_preventions(key);
       for (std::size_t i = 0; i < feeds.size(); ++i) {
         const FeedSpec& spec = plan.feed_specs[i];
         check_feed(spec.name, spec.dtype, spec.shape, feeds[i].value);
@@ -347,6 +357,53 @@ class SessionImpl {
     lock.lock();
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
     return plans_.find(key)->second;  // std::map: entries stay put while others are added
+  }
+
+  // TensorFlow refuses any run of a session whose graph has no operation. Checked where
+  // the graph is read anyway: a new signature's planning, and name lookups (a cached
+  // plan's graph had operations, and a graph never loses any).
+  void check_not_empty() const {
+    if (graph_.state().nodes.empty())
+      throw RuntimeError(
+          "The Session graph is empty. Add operations to the graph before calling run().");
+  }
+  void check_not_empty_for_names(const std::vector<Fetch>& fetches, const FeedDict& feeds) const {
+    const bool names =
+        std::any_of(fetches.begin(), fetches.end(),
+                    [](const Fetch& f) { return std::holds_alternative<std::string>(f.target); }) ||
+        std::any_of(feeds.begin(), feeds.end(),
+                    [](const Feed& f) { return std::holds_alternative<std::string>(f.tensor); });
+    if (names) check_not_empty();
+  }
+  // Graph::prevent_feeding / prevent_fetching on a cached signature (marked after it was
+  // planned): the key holds every fetched and fed tensor. Two emptiness tests when
+  // nothing is marked, the usual case; marking while runs are in flight changes the graph.
+  void check_preventions(const PlanKey& key) const {
+    const detail::GraphState& state = graph_.state();
+    if (state.unfeedable.empty() && state.unfetchable.empty()) [[likely]]
+      return;
+    std::size_t at = 0;
+    for (; key[at] != kEndOfFetches; at += 2)
+      if (key[at] >= 0) check_fetchable(NodeId{static_cast<std::uint32_t>(key[at])});
+    for (++at; key[at] != kEndOfTargets; ++at)
+      check_fetchable(NodeId{static_cast<std::uint32_t>(key[at])});
+    for (++at; at < key.size(); at += 2) {
+      const TensorRef ref{NodeId{static_cast<std::uint32_t>(key[at])},
+                          static_cast<int>(key[at + 1])};
+      if (state.unfeedable.contains(ref))
+        throw ValueError("Tensor " +
+                         Output(Operation(graph_.state_ptr(), ref.node), ref.index).name() +
+                         " may not be fed.");
+    }
+  }
+  // Graph::prevent_fetching.
+  void check_fetchable(NodeId id) const {
+    if (graph_.state().unfetchable.contains(id))
+      throw InaccessibleTensorError(
+          "Operation " + graph_.state().node(id).name +
+          " has been marked as not fetchable. Typically this happens when it is defined in "
+          "another function or code block. Use return values, explicit Python locals or "
+          "TensorFlow collections to access it.");
   }
 
   const Operation& own(const Operation& op, std::string_view what) const {
@@ -387,9 +444,15 @@ class SessionImpl {
     }
   }
 
+  // A feed's tensor. A name that is not a tensor's is TensorFlow's TypeError, which
+  // carries the lookup's message.
   Output resolve_feed_tensor(const Feed& feed) const {
     if (auto* t = std::get_if<Output>(&feed.tensor)) return own(*t, "Feed");
-    return graph_.get_tensor_by_name(std::get<std::string>(feed.tensor));
+    try {
+      return graph_.get_tensor_by_name(std::get<std::string>(feed.tensor));
+    } catch (const Error& e) {
+      throw TypeError("Cannot interpret feed_dict key as Tensor: " + e.message());
+    }
   }
 
   // Shape::is_compatible_with(dims), without making a Shape of the dims.
@@ -418,6 +481,21 @@ class SessionImpl {
         run.feed(i, v.astype(want));
     }
   }
+  // TensorFlow's client refuses a single integer (a Python int) that an integer or bool
+  // tensor cannot hold, where it would wrap an array's elements: a C++ integer scalar is
+  // that Python int.
+  static void check_integer_fits(const Value& v, DType dtype) {
+    if (v.rank() != 0 || !is_integer(v.dtype()) || !(is_integer(dtype) || dtype == DType::bool_))
+      return;
+    const auto original = v.astype(DType::int64).scalar<std::int64_t>();
+    const auto kept = v.astype(dtype).astype(DType::int64).scalar<std::int64_t>();
+    if (original != kept)
+      throw TypeError("Type of feed value " + std::to_string(original) + " with type " +
+                      std::string(dtype_name(v.dtype())) + " is not compatible with Tensor type " +
+                      std::string(dtype_name(dtype)) +
+                      ". Try explicitly setting the type of the feed tensor to a larger type "
+                      "(e.g. int64).");
+  }
   static void check_feed(const std::string& name, DType dtype, const Shape& shape, const Value& v) {
     if (v.dtype() == dtype && fits(shape, v.dims())) [[likely]]
       return;
@@ -426,6 +504,7 @@ class SessionImpl {
       throw TypeError("Cannot feed value of dtype " + std::string(dtype_name(v.dtype())) +
                       " for Tensor '" + name + "', which has dtype " +
                       std::string(dtype_name(dtype)));
+    if (v.dtype() != dtype) check_integer_fits(v, dtype);
     if (fits(shape, v.dims())) return;
     throw ValueError("Cannot feed value of shape " + Shape(v.dims()).to_string() + " for Tensor '" +
                      name + "', which has shape '" + shape.to_string() + "'");
