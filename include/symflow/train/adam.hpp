@@ -50,17 +50,9 @@ class AdamOptimizer : public Optimizer {
   }
 
   Operation apply_dense(const Output& grad, const Variable& var) override {
-    auto [beta1_power, beta2_power] = beta_accumulators(var.graph());
-    DType t = var.dtype();
-    // One statement each: the Casts are numbered in TensorFlow's order.
-    Output b1p = cast(beta1_power.value(), t);
-    Output b2p = cast(beta2_power.value(), t);
-    Output lr = cast(lr_t_, t);
-    Output beta1 = cast(beta1_t_, t);
-    Output beta2 = cast(beta2_t_, t);
-    Output epsilon = cast(epsilon_t_, t);
-    return apply_adam(var, slot(var, "m"), slot(var, "v"), b1p, b2p, lr, beta1, beta2, epsilon,
-                      grad, use_locking())
+    const Hyperparameters h = hyperparameters(var);
+    return apply_adam(var, slot(var, "m"), slot(var, "v"), h.beta1_power, h.beta2_power, h.lr,
+                      h.beta1, h.beta2, h.epsilon, grad, use_locking())
         .op();
   }
 
@@ -68,25 +60,18 @@ class AdamOptimizer : public Optimizer {
   // terms are added with ScatterAdd, and var moves by lr_t * m / (sqrt(v) + epsilon)
   // with lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), all as graph ops; then a group.
   Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override {
-    auto [beta1_power_var, beta2_power_var] = beta_accumulators(var.graph());
-    DType t = var.dtype();
-    Output beta1_power = cast(beta1_power_var.value(), t);
-    Output beta2_power = cast(beta2_power_var.value(), t);
-    Output lr_t = cast(lr_t_, t);
-    Output beta1 = cast(beta1_t_, t);
-    Output beta2 = cast(beta2_t_, t);
-    Output epsilon = cast(epsilon_t_, t);
+    const Hyperparameters h = hyperparameters(var);
     // One node per statement: the operands of an operator have no set order of evaluation,
     // and TensorFlow numbers the nodes in the order its Python builds them.
-    Output one_minus_beta2_power = 1.0 - beta2_power;
+    Output one_minus_beta2_power = 1.0 - h.beta2_power;
     Output root = sqrt(one_minus_beta2_power);
-    Output scaled_lr = lr_t * root;
-    Output one_minus_beta1_power = 1.0 - beta1_power;
+    Output scaled_lr = h.lr * root;
+    Output one_minus_beta1_power = 1.0 - h.beta1_power;
     Output lr = scaled_lr / one_minus_beta1_power;
     Variable m = slot(var, "m");
-    Output one_minus_beta1 = 1.0 - beta1;
+    Output one_minus_beta1 = 1.0 - h.beta1;
     Output m_scaled = grad.values * one_minus_beta1;
-    Output m_decay = m.value() * beta1;
+    Output m_decay = m.value() * h.beta1;
     Output m_decayed = assign(m.ref(), m_decay, true, use_locking());
     Output m_t;
     {
@@ -95,9 +80,9 @@ class AdamOptimizer : public Optimizer {
     }
     Variable v = slot(var, "v");
     Output grad_squared = grad.values * grad.values;
-    Output one_minus_beta2 = 1.0 - beta2;
+    Output one_minus_beta2 = 1.0 - h.beta2;
     Output v_scaled = grad_squared * one_minus_beta2;
-    Output v_decay = v.value() * beta2;
+    Output v_decay = v.value() * h.beta2;
     Output v_decayed = assign(v.ref(), v_decay, true, use_locking());
     Output v_t;
     {
@@ -106,7 +91,7 @@ class AdamOptimizer : public Optimizer {
     }
     Output v_sqrt = sqrt(v_t);
     Output step = lr * m_t;
-    Output denominator = v_sqrt + epsilon;
+    Output denominator = v_sqrt + h.epsilon;
     Output delta = step / denominator;
     Output var_update = assign_sub(var.ref(), delta, use_locking());
     return group({var_update.op(), m_t.op(), v_t.op()});
@@ -130,6 +115,24 @@ class AdamOptimizer : public Optimizer {
   }
 
  private:
+  struct Hyperparameters {
+    Output beta1_power, beta2_power, lr, beta1, beta2, epsilon;
+  };
+  // beta1^t, beta2^t and the hyperparameters as var's dtype, one statement each: the
+  // Casts are numbered in TensorFlow's order.
+  Hyperparameters hyperparameters(const Variable& var) const {
+    auto [beta1_power, beta2_power] = beta_accumulators(var.graph());
+    const DType t = var.dtype();
+    Hyperparameters h;
+    h.beta1_power = cast(beta1_power.value(), t);
+    h.beta2_power = cast(beta2_power.value(), t);
+    h.lr = cast(lr_t_, t);
+    h.beta1 = cast(beta1_t_, t);
+    h.beta2 = cast(beta2_t_, t);
+    h.epsilon = cast(epsilon_t_, t);
+    return h;
+  }
+
   static AdamOptions with_learning_rate(AdamOptions options, Hyperparameter learning_rate) {
     options.learning_rate = std::move(learning_rate);
     return options;

@@ -45,38 +45,43 @@ class RMSPropOptimizer : public Optimizer {
   }
 
   Operation apply_dense(const Output& grad, const Variable& var) override {
-    DType t = var.dtype();
-    // One statement each: the Casts are numbered in TensorFlow's order.
-    Output lr = cast(lr_t_, t);
-    Output decay = cast(decay_t_, t);
-    Output momentum = cast(momentum_t_, t);
-    Output epsilon = cast(epsilon_t_, t);
+    const Hyperparameters h = hyperparameters(var.dtype());
     if (o_.centered)
       return apply_centered_rms_prop(var, slot(var, "mg"), slot(var, "rms"), slot(var, "momentum"),
-                                     lr, decay, momentum, epsilon, grad, use_locking())
+                                     h.lr, h.decay, h.momentum, h.epsilon, grad, use_locking())
           .op();
-    return apply_rms_prop(var, slot(var, "rms"), slot(var, "momentum"), lr, decay, momentum,
-                          epsilon, grad, use_locking())
+    return apply_rms_prop(var, slot(var, "rms"), slot(var, "momentum"), h.lr, h.decay, h.momentum,
+                          h.epsilon, grad, use_locking())
         .op();
   }
 
   Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override {
-    DType t = var.dtype();
-    Output lr = cast(lr_t_, t);
-    Output decay = cast(decay_t_, t);
-    Output momentum = cast(momentum_t_, t);
-    Output epsilon = cast(epsilon_t_, t);
+    const Hyperparameters h = hyperparameters(var.dtype());
     if (o_.centered)
       return sparse_apply_centered_rms_prop(var, slot(var, "mg"), slot(var, "rms"),
-                                            slot(var, "momentum"), lr, decay, momentum, epsilon,
-                                            grad.values, grad.indices, use_locking())
+                                            slot(var, "momentum"), h.lr, h.decay, h.momentum,
+                                            h.epsilon, grad.values, grad.indices, use_locking())
           .op();
-    return sparse_apply_rms_prop(var, slot(var, "rms"), slot(var, "momentum"), lr, decay, momentum,
-                                 epsilon, grad.values, grad.indices, use_locking())
+    return sparse_apply_rms_prop(var, slot(var, "rms"), slot(var, "momentum"), h.lr, h.decay,
+                                 h.momentum, h.epsilon, grad.values, grad.indices, use_locking())
         .op();
   }
 
  private:
+  struct Hyperparameters {
+    Output lr, decay, momentum, epsilon;
+  };
+  // The hyperparameters as the variable's dtype, one statement each: the Casts are
+  // numbered in TensorFlow's order.
+  Hyperparameters hyperparameters(DType t) const {
+    Hyperparameters h;
+    h.lr = cast(lr_t_, t);
+    h.decay = cast(decay_t_, t);
+    h.momentum = cast(momentum_t_, t);
+    h.epsilon = cast(epsilon_t_, t);
+    return h;
+  }
+
   Hyperparameter learning_rate_;
   RMSPropOptions o_;
   Output lr_t_, decay_t_, momentum_t_, epsilon_t_;

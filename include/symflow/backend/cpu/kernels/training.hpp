@@ -94,10 +94,35 @@ auto elements(const T* p, std::int64_t n) {
   return Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(p, n);
 }
 
+// Calls write(refs, scalar), refs[k] pointing at the buffer reference k is to hold and
+// scalar(i) reading scalar input i as the variable's element type, then stores the
+// buffers. In place when the variable alone holds its buffer. A value fetched earlier, or
+// read by a run in flight, shares it: then the update writes a copy, and they keep the
+// value they saw (every read takes the slot's lock, held by the caller).
+template <class Write>
+void write_references(KernelContext& ctx, std::span<VariableSlot* const> slots, Write write) {
+  const DType dtype = slots[0]->value.dtype();
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      std::array<Value, TrainingRefs::kMax> fresh;
+      std::array<T*, TrainingRefs::kMax> refs{};
+      for (std::size_t k = 0; k < slots.size(); ++k) {
+        const Value& old = slots[k]->value;
+        fresh[k] = old.buffer_owners() == 1 ? old : old.clone();
+        refs[k] = fresh[k].template data<T>();
+      }
+      write(refs, [&](std::size_t i) { return ctx.input(i).data<T>()[0]; });
+      for (std::size_t k = 0; k < slots.size(); ++k) slots[k]->value = std::move(fresh[k]);
+    } else {
+      unsupported_dtype(ctx, dtype);
+    }
+  });
+}
+
 // Runs an update: checks the inputs as TensorFlow's kernels do, then calls
-// body(refs, scalar, tensor, n) on fresh copies of the references' buffers, where
-// refs[k] points at reference k's new values, scalar(i) is scalar input i and
-// tensor(i) the elements of input i; then stores the new buffers and forwards var.
+// body(refs, scalar, tensor, n) on the references' buffers (write_references), where
+// tensor(i) gives the elements of input i; then forwards var.
 template <class Body>
 void run_training_update(KernelContext& ctx, const TrainingSignature& s, Body body) {
   const TrainingRefs refs_in(ctx, s);
@@ -105,27 +130,10 @@ void run_training_update(KernelContext& ctx, const TrainingSignature& s, Body bo
   {
     SlotLocks locks(refs_in);
     check_training_inputs(ctx, s, slots);
-    DType dtype = slots[0]->value.dtype();
-    visit_dtype(dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_floating_point_v<T>) {
-        // In place when the variable alone holds its buffer. A value fetched earlier,
-        // or read by a run in flight, shares it: then the update writes a copy, and
-        // they keep the value they saw (every read takes the slot's lock, held here).
-        std::array<Value, TrainingRefs::kMax> fresh;
-        std::array<T*, TrainingRefs::kMax> refs{};
-        for (std::size_t k = 0; k < slots.size(); ++k) {
-          const Value& old = slots[k]->value;
-          fresh[k] = old.buffer_owners() == 1 ? old : old.clone();
-          refs[k] = fresh[k].template data<T>();
-        }
-        auto scalar = [&](std::size_t i) { return ctx.input(i).data<T>()[0]; };
-        auto tensor = [&](std::size_t i) { return ctx.input(i).data<T>(); };
-        body(refs, scalar, tensor, slots[0]->value.size());
-        for (std::size_t k = 0; k < slots.size(); ++k) slots[k]->value = std::move(fresh[k]);
-      } else {
-        unsupported_dtype(ctx, dtype);
-      }
+    write_references(ctx, slots, [&](auto& refs, auto scalar) {
+      using T = std::decay_t<decltype(scalar(0))>;
+      auto tensor = [&](std::size_t i) { return ctx.input(i).data<T>(); };
+      body(refs, scalar, tensor, slots[0]->value.size());
     });
   }
   ctx.forward_ref(0, 0);
@@ -279,26 +287,12 @@ void run_sparse_training_update(KernelContext& ctx, const TrainingSignature& s, 
         ctx.fail("Index " + std::to_string(rows[i]) + " at offset " + std::to_string(i) +
                  " in indices is out of range");
     const std::int64_t row_size = dims[0] == 0 ? 0 : slots[0]->value.size() / dims[0];
-    const DType dtype = slots[0]->value.dtype();
-    visit_dtype(dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_floating_point_v<T>) {
-        std::array<Value, TrainingRefs::kMax> fresh;
-        std::array<T*, TrainingRefs::kMax> refs{};
-        for (std::size_t k = 0; k < slots.size(); ++k) {
-          const Value& old = slots[k]->value;
-          fresh[k] = old.buffer_owners() == 1 ? old : old.clone();
-          refs[k] = fresh[k].template data<T>();
-        }
-        auto scalar = [&](std::size_t i) { return ctx.input(i).data<T>()[0]; };
-        const T* grad_data = grad.data<T>();
-        for (std::size_t i = 0; i < rows.size(); ++i)
-          body(refs, scalar, grad_data + static_cast<std::int64_t>(i) * row_size,
-               rows[i] * row_size, row_size);
-        for (std::size_t k = 0; k < slots.size(); ++k) slots[k]->value = std::move(fresh[k]);
-      } else {
-        unsupported_dtype(ctx, dtype);
-      }
+    write_references(ctx, slots, [&](auto& refs, auto scalar) {
+      using T = std::decay_t<decltype(scalar(0))>;
+      const T* grad_data = grad.data<T>();
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        body(refs, scalar, grad_data + static_cast<std::int64_t>(i) * row_size, rows[i] * row_size,
+             row_size);
     });
   }
   ctx.forward_ref(0, 0);
