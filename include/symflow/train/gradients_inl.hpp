@@ -173,35 +173,26 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
       queued[id.value] = true;
       ready.push_back(id.value);
     }
-  while (!ready.empty()) {
-    const std::size_t i = ready.front();
-    ready.pop_front();
-    // Whatever happens to op, its inputs have one consumer fewer to wait for.
-    struct ReleaseInputs {
-      const detail::GraphState& state;
-      const std::vector<bool>& between;
-      std::vector<int>& pending_count;
-      std::vector<bool>& queued;
-      std::deque<std::size_t>& ready;
-      std::size_t i;
-      ~ReleaseInputs() {
-        for (const TensorRef& in : state.nodes[i].inputs) {
-          const std::size_t k = in.node.value;
-          if (!between[k]) continue;
-          if (--pending_count[k] == 0 && !queued[k]) {
-            queued[k] = true;
-            ready.push_back(k);
-          }
-        }
+  // Once op i is handled, its inputs have one consumer fewer to wait for.
+  auto release_inputs = [&](std::size_t i) {
+    for (const TensorRef& in : state.nodes[i].inputs) {
+      const std::size_t k = in.node.value;
+      if (!between[k]) continue;
+      if (--pending_count[k] == 0 && !queued[k]) {
+        queued[k] = true;
+        ready.push_back(k);
       }
-    } release{state, between, pending_count, queued, ready, i};
-    if (stopped[i]) continue;
+    }
+  };
+  // The gradients of op i's inputs from those of its outputs, added to `pending`.
+  auto backprop = [&](std::size_t i) {
+    if (stopped[i]) return;
     Operation op(g.state_ptr(), NodeId{static_cast<std::uint32_t>(i)});
     // Only ops with an input on the path need their gradient (an x's own op does not).
     bool has_path_input = false;
     for (const TensorRef& in : state.nodes[i].inputs)
       has_path_input = has_path_input || between[in.node.value];
-    if (!has_path_input) continue;
+    if (!has_path_input) return;
 
     GradContext ctx{op, {}};
     std::vector<Gradient> out_grads;
@@ -217,7 +208,7 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
       }
       out_grads.push_back(grad);
     }
-    if (!any) continue;
+    if (!any) return;
 
     std::vector<Gradient> input_grads;
     if (detail::passes_slices(op) && out_grads.front().is_sparse()) {
@@ -270,6 +261,12 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
       if (!grad.is_sparse() && in_shape.has_rank()) grad.dense().set_shape(in_shape);
       pending[inputs[k].ref()].push_back(grad);
     }
+  };
+  while (!ready.empty()) {
+    const std::size_t i = ready.front();
+    ready.pop_front();
+    backprop(i);
+    release_inputs(i);
   }
 
   std::vector<Gradient> result;
