@@ -3,12 +3,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <symflow/ops/registry.hpp>
@@ -54,6 +56,43 @@ inline int report_gradient_coverage() {
 inline const bool kGradientCoverageHook =
     (after_run_hooks().push_back(&report_gradient_coverage), true);
 
+// Checks d loss / d feeds[i].tensor, for each i of `which` (float64 values), against
+// central differences with step `step`: the analytic gradient (symflow::gradients) of
+// every element, and loss run with that element moved by -step and +step. A mismatch
+// fails with the input, element and both values.
+inline void check_against_differences(Session& sess, const Output& loss, const FeedDict& feeds,
+                                      const std::vector<std::size_t>& which, double tolerance,
+                                      double step) {
+  std::vector<Output> differentiated;
+  for (std::size_t i : which) differentiated.push_back(std::get<Output>(feeds[i].tensor));
+  std::vector<Output> grads = gradients(loss, differentiated);
+  REQUIRE(grads.size() == differentiated.size());
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const std::size_t i = which[k];
+    const Value& value = feeds[i].value;
+    CAPTURE(i);
+    CAPTURE(differentiated[k].name());
+    REQUIRE_MESSAGE(grads[k].valid(), "no gradient reached input ", i);
+    Value analytic = sess.run(grads[k], feeds);
+    REQUIRE(analytic.dims() == value.dims());
+    for (std::int64_t e = 0; e < value.size(); ++e) {
+      auto loss_at = [&](double delta) {
+        FeedDict moved = feeds;
+        Value x = value.clone();
+        x.data<double>()[e] += delta;
+        moved[i] = {differentiated[k], x};
+        return sess.run(loss, moved).data<double>()[0];
+      };
+      const double numeric = (loss_at(step) - loss_at(-step)) / (2 * step);
+      const double got = analytic.data<double>()[e];
+      CAPTURE(e);
+      CAPTURE(numeric);
+      CAPTURE(got);
+      CHECK(std::abs(got - numeric) <= tolerance * std::max(1.0, std::abs(numeric)));
+    }
+  }
+}
+
 // Feeds `inputs` through placeholders (with their static shapes), builds f, and checks
 // d/dx_i of sum(f(x) * w), w fixed pseudo-random weights, against central differences
 // with step `step`, for every float64 input. Other inputs (indices, labels) are fed
@@ -85,38 +124,10 @@ inline void check_gradients(const GraphFn& f, const std::vector<Value>& inputs,
   Output weights = constant(Value::from_vector(w, y_value.dims()), "weights");
   Output loss = reduce_sum(multiply(y, weights), Axis(), false, "loss");
 
-  std::vector<Output> differentiated;
   std::vector<std::size_t> which;
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].dtype() == DType::float64) {
-      differentiated.push_back(xs[i]);
-      which.push_back(i);
-    }
-  std::vector<Output> grads = gradients(loss, differentiated);
-  REQUIRE(grads.size() == differentiated.size());
-
-  for (std::size_t k = 0; k < which.size(); ++k) {
-    const std::size_t i = which[k];
-    CAPTURE(i);
-    REQUIRE_MESSAGE(grads[k].valid(), "no gradient reached input ", i);
-    Value analytic = sess.run(grads[k], feeds);
-    REQUIRE(analytic.dims() == inputs[i].dims());
-    for (std::int64_t e = 0; e < inputs[i].size(); ++e) {
-      auto loss_at = [&](double delta) {
-        FeedDict moved = feeds;
-        Value x = inputs[i].clone();
-        x.data<double>()[e] += delta;
-        moved[i] = {xs[i], x};
-        return sess.run(loss, moved).data<double>()[0];
-      };
-      const double numeric = (loss_at(step) - loss_at(-step)) / (2 * step);
-      const double got = analytic.data<double>()[e];
-      CAPTURE(e);
-      CAPTURE(numeric);
-      CAPTURE(got);
-      CHECK(std::abs(got - numeric) <= tolerance * std::max(1.0, std::abs(numeric)));
-    }
-  }
+    if (inputs[i].dtype() == DType::float64) which.push_back(i);
+  check_against_differences(sess, loss, feeds, which, tolerance, step);
 }
 
 }  // namespace symflow::test

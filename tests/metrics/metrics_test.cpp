@@ -387,4 +387,30 @@ TEST_CASE("metrics/auc with fewer than two thresholds, as TensorFlow allows") {
   CHECK(sess.run(zero.update_op).scalar<float>() == doctest::Approx(0.5f).epsilon(1e-6));
 }
 
+TEST_CASE("metrics/mean: weights that broadcast build TensorFlow's weights_broadcast_ops graph") {
+  // TF 2.21: tf.metrics.mean([[1,2,3],[4,5,6]], weights=[[1,0,2]]) ->
+  // mean/broadcast_weights/assert_broadcastable/{weights,values}/{shape,rank} (Consts),
+  // .../static_dims_check_success (NoOp), ones_like (Fill), broadcast_weights (Mul); 23/6.
+  symflow::Graph g;
+  auto guard = g.as_default();
+  auto values = symflow::constant(symflow::Value{{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}});
+  auto weights = symflow::constant(symflow::Value{{1.0f, 0.0f, 2.0f}});
+  auto m = symflow::metrics::mean(values, weights);
+  std::vector<std::string> built;
+  for (const auto& [name, type] : symflow::test::nodes(g))
+    if (name.find("broadcast") != std::string::npos) built.push_back(name + ":" + type);
+  CHECK(built == std::vector<std::string>{
+                     "mean/broadcast_weights/assert_broadcastable/weights/shape:Const",
+                     "mean/broadcast_weights/assert_broadcastable/weights/rank:Const",
+                     "mean/broadcast_weights/assert_broadcastable/values/shape:Const",
+                     "mean/broadcast_weights/assert_broadcastable/values/rank:Const",
+                     "mean/broadcast_weights/assert_broadcastable/static_dims_check_success:NoOp",
+                     "mean/broadcast_weights/ones_like/Shape/shape_as_tensor:Const",
+                     "mean/broadcast_weights/ones_like/Const:Const",
+                     "mean/broadcast_weights/ones_like:Fill", "mean/broadcast_weights:Mul"});
+  symflow::Session sess(g);
+  sess.run(symflow::local_variables_initializer());
+  CHECK(sess.run(m.update_op).scalar<float>() == doctest::Approx(23.0f / 6.0f));
+}
+
 }  // namespace symflow_test_metrics_metrics_test

@@ -28,6 +28,7 @@
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/logic_ops.hpp"
+#include "symflow/ops/losses.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/operators.hpp"
 #include "symflow/ops/shape_ops.hpp"
@@ -121,53 +122,11 @@ inline Output squeeze_or_expand_weights(const Output& predictions, const Output&
   return weights;
 }
 
-// A known shape as NumPy prints its dimensions: "[2 3]".
-inline std::string numpy_dims(const Shape& s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.dims().size(); ++i)
-    out += (i ? " " : "") + std::to_string(s.dims()[i]);
-  return out + "]";
-}
-
-// Weights broadcast to the shape of `values` (TensorFlow's weights_broadcast_ops): the
-// weights as they are when both shapes are known and equal, else weights * ones_like(values)
-// in the scope "broadcast_weights", after the static check that weights are a scalar or have
-// values' rank and, dimension by dimension, 1 or values' size.
+// Weights broadcast to the shape of `values`: TensorFlow's weights_broadcast_ops, which
+// tf.losses builds too (ops/losses.hpp).
 inline Output broadcast_weights(const Output& weights, const Output& values) {
-  const Shape& ws = weights.get_shape();
-  const Shape& vs = values.get_shape();
-  if (ws.is_fully_defined() && vs.is_fully_defined() && ws.is_compatible_with(vs)) return weights;
   Graph g = graph_of({weights, values});
-  name_scope scope(g, "broadcast_weights");
-  Operation check;
-  {
-    name_scope assert_scope(g, "assert_broadcastable");
-    if (ws.has_rank() && ws.rank() == 0) {
-      check = no_op("static_scalar_check_success");
-    } else if (ws.has_rank() && vs.has_rank()) {
-      const std::string received =
-          "Received weights=" + to_string(weights) + ", values=" + to_string(values);
-      if (ws.rank() != vs.rank())
-        throw ValueError("weights can not be broadcast to values. values.rank=" +
-                         std::to_string(vs.rank()) + ". weights.rank=" + std::to_string(ws.rank()) +
-                         ". values.shape=" + symflow::detail::python_shape(vs) +
-                         ". weights.shape=" + symflow::detail::python_shape(ws) + ". " + received);
-      if (ws.is_fully_defined() && vs.is_fully_defined()) {
-        for (std::size_t i = 0; i < ws.dims().size(); ++i)
-          if (ws.dims()[i] != 1 && ws.dims()[i] != vs.dims()[i])
-            throw ValueError("weights can not be broadcast to values. Mismatch at dim " +
-                             std::to_string(i) + ". values.shape=" + numpy_dims(vs) +
-                             ", weights.shape=" + numpy_dims(ws) + ". " + received);
-        check = no_op("static_dims_check_success");
-      }
-    }
-  }
-  // Without a static answer TensorFlow asserts at run time; here a shape that does not
-  // broadcast fails in the Mul.
-  std::vector<Operation> deps;
-  if (check.valid()) deps.push_back(check);
-  control_dependencies after_check(deps);
-  return multiply(weights, ones_like(values), scope.name());
+  return losses::detail_losses::broadcast_weights(g, weights, values);
 }
 
 // TensorFlow's check_ops.assert_type on a bool tensor known to be bool: a NoOp.

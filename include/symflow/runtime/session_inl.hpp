@@ -200,7 +200,6 @@ class SessionImpl {
 
   void build_key(const std::vector<Fetch>& fetches, const FeedDict& feeds,
                  const std::vector<Operation>& targets, PlanKey& key) const {
-    check_not_empty_for_names(fetches, feeds);
     SmallVector<std::int64_t, 8> fetched_ops;
     for (const Fetch& f : fetches) {
       std::optional<TensorRef> ref;
@@ -209,6 +208,7 @@ class SessionImpl {
       } else if (auto* op = std::get_if<Operation>(&f.target)) {
         fetched_ops.push_back(own(*op, "Fetch").id().value);
       } else {
+        check_not_empty();  // before the lookup, whose error TensorFlow does not reach
         const std::string& name = std::get<std::string>(f.target);
         const bool tensor_name = name.find(':') != std::string::npos;
         try {
@@ -366,14 +366,6 @@ class SessionImpl {
     if (graph_.state().nodes.empty())
       throw RuntimeError(
           "The Session graph is empty. Add operations to the graph before calling run().");
-  }
-  void check_not_empty_for_names(const std::vector<Fetch>& fetches, const FeedDict& feeds) const {
-    const bool names =
-        std::any_of(fetches.begin(), fetches.end(),
-                    [](const Fetch& f) { return std::holds_alternative<std::string>(f.target); }) ||
-        std::any_of(feeds.begin(), feeds.end(),
-                    [](const Feed& f) { return std::holds_alternative<std::string>(f.tensor); });
-    if (names) check_not_empty();
   }
   // Graph::prevent_feeding / prevent_fetching on a cached signature (marked after it was
   // planned): the key holds every fetched and fed tensor. Two emptiness tests when
