@@ -95,7 +95,10 @@ TEST_CASE("backend/streaming_store: the fused kernel streams large outputs with 
   const tf::Backend& cpu = tf::cpu::backend();
   // 3 x 7: one partial block of 21 floats, no multiple of 16 bytes; 601 x 517: 2428
   // blocks, split over two threads when there are two.
-  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{3, 7}, {601, 517}}) {
+  for (const auto& shape : {std::pair<std::int64_t, std::int64_t>{3, 7}, {601, 517}}) {
+    // Plain locals, no structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    const std::int64_t rows = shape.first;
+    const std::int64_t cols = shape.second;
     for (tf::ThreadPool* intra_op : {static_cast<tf::ThreadPool*>(nullptr), &pool}) {
       CAPTURE(rows);
       CAPTURE(intra_op != nullptr);

@@ -11,6 +11,7 @@
 
 #include "symflow/core/value.hpp"
 #include "symflow/core/value_print.hpp"
+#include "symflow/detail/float_repr.hpp"  // python_float_repr: not in value_print.hpp when compiled
 
 namespace symflow_test_core_value_print_test {
 

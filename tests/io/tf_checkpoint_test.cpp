@@ -274,7 +274,8 @@ TEST_CASE("tf_checkpoint: TF 1.14's SavedModel variables have a Snappy-compresse
         {"a", 0.5f}, {"a2", 0.5f}, {"b", 2.0f}, {"c", 3.0f}, {"c2", 3.0f}};
     REQUIRE(reader.entries().size() == expected.size());
     std::uint64_t offset = 0;
-    for (const auto& [name, value] : expected) {
+    for (const auto& [name_key, value] : expected) {
+      const auto& name = name_key;  // clang 14: no structured binding in CAPTURE
       CAPTURE(name);
       CHECK(reader.entries().at(name).offset == offset);
       CHECK(reader.entries().at(name).dtype == DType::float32);
@@ -333,7 +334,8 @@ TEST_CASE("tf_checkpoint: TF 1.15's MNIST checkpoint by its directory, with list
                                               {"dense_1/kernel", -313.8882846},
                                               {"dense_2/kernel", 4.550677838}};
   std::uint64_t offset = 0;
-  for (const auto& [name, shape] : expected_shapes) {
+  for (const auto& [name_key, shape] : expected_shapes) {
+    const auto& name = name_key;  // clang 14: no structured binding in CAPTURE
     CAPTURE(name);
     const io::BundleEntry& e = reader.bundle().entries().at(name);
     CHECK(e.offset == offset);

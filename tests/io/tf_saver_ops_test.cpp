@@ -48,7 +48,8 @@ TEST_CASE("tf_saver: write_tf_bundle writes a TensorFlow checkpoint that reads b
   tf::io::BundleReader reader(prefix);
   CHECK(reader.is_tensorflow_format());
   CHECK(reader.entries().size() == tensors.size());
-  for (const auto& [name, value] : tensors) {
+  for (const auto& [name_key, value] : tensors) {
+    const auto& name = name_key;  // clang 14: no structured binding in CAPTURE
     CAPTURE(name);
     CHECK(reader.read(name) == value);
   }
@@ -223,7 +224,8 @@ TEST_CASE(
       {"5 3 -", "its slice has 1 extents for 2 dims"},
       {"5 4,2", "extent 0 [4, 4+2) is outside the dim of 5"},
   };
-  for (const auto& [text, message] : bad) {
+  for (const auto& [text_key, message] : bad) {
+    const auto& text = text_key;  // clang 14: no structured binding in CAPTURE
     CAPTURE(text);
     CHECK_THROWS_WITH_AS(tf::io::tf_bundle::parse_shape_and_slice(text),
                          doctest::Contains(message.c_str()), tf::InvalidArgumentError);

@@ -232,7 +232,8 @@ TEST_CASE("metrics/mean_iou: confusion matrix and values against TensorFlow") {
   CHECK(sess.run(iou).scalar<float>() == 0);
   // A class id outside [0, num_classes) is an error when the update runs (TensorFlow's
   // assertion says "`labels` out of bound"; here ScatterNd rejects the index).
-  CHECK(thrown<InvalidArgumentError>([&] {
+  // An init-capture: clang 14 cannot capture the structured binding itself.
+  CHECK(thrown<InvalidArgumentError>([&, &iou_update = iou_update] {
     sess.run(iou_update, {{labels, Value::from_vector<std::int32_t>({0, 5}, {2})},
                           {predictions, Value::from_vector<std::int32_t>({0, 1}, {2})}});
   }));

@@ -230,7 +230,8 @@ TEST_CASE("ops/losses: huber, sigmoid, softmax and sparse softmax values") {
       {h1, 0.28625f},    {h2, 0.645f},      {s1, 0.40392f},    {s2, 0.54878592f}, {m1, 0.18092449f},
       {m2, 0.45190275f}, {p1, 0.18092449f}, {p2, 0.12690274f}, {p3, 0.12690274f},
   };
-  for (const auto& [loss, value] : want) {
+  for (const auto& [loss_key, value] : want) {
+    const auto& loss = loss_key;  // clang 14: no structured binding in CAPTURE
     CAPTURE(loss.name());
     CHECK(sess.run(loss).to_vector<float>()[0] == doctest::Approx(value).epsilon(1e-5));
   }
@@ -572,7 +573,8 @@ TEST_CASE("ops/losses: shapes that do not fit") {
       {"sigmoid_cross_entropy", [&] { losses::sigmoid_cross_entropy(labels(), wide); }},
       {"softmax_cross_entropy", [&] { losses::softmax_cross_entropy(labels(), wide); }},
   };
-  for (const auto& [name, call] : calls) {
+  for (const auto& [name_key, call] : calls) {
+    const auto& name = name_key;  // clang 14: no structured binding in CAPTURE
     CAPTURE(name);
     auto e = thrown<ValueError>(call);
     REQUIRE(e);

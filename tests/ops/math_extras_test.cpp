@@ -200,7 +200,7 @@ TEST_CASE("ops/cos: integer inputs are TypeErrors naming the parameter and the a
            {+[](const Output& t) { return cos(t); }, "Cos"},
            {+[](const Output& t) { return sin(t); }, "Sin"},
            {+[](const Output& t) { return ceil(t); }, "Ceil"}}) {
-    auto e = thrown<TypeError>([&] { build(i); });
+    auto e = thrown<TypeError>([&, build = build] { build(i); });  // clang 14: init-capture
     REQUIRE(e);
     CHECK(e->message().rfind(
               "Value passed to parameter 'x' has DataType int32 not in list of allowed values: "

@@ -351,8 +351,11 @@ TEST_CASE("runtime/fusion: every pair of arithmetic steps keeps the unfused bits
       {"sub", [](tf::Output a, tf::Output b) { return a - b; }},
       {"mul", [](tf::Output a, tf::Output b) { return a * b; }},
       {"div", [](tf::Output a, tf::Output b) { return a / b; }}};
-  for (const auto& [outer_name, outer] : ops) {
-    for (const auto& [inner_name, inner] : ops) {
+  for (const auto& [outer_key, outer] : ops) {
+    for (const auto& [inner_key, inner] : ops) {
+      // Named references: clang 14 cannot capture a structured binding in CAPTURE's lambda.
+      const auto& outer_name = outer_key;
+      const auto& inner_name = inner_key;
       for (int pos : {0, 1}) {
         CAPTURE(outer_name);
         CAPTURE(inner_name);

@@ -100,7 +100,11 @@ class AdamOptimizer : public Optimizer {
   // After the updates: beta1_power *= beta1 and beta2_power *= beta2.
   Operation finish(const std::vector<Operation>& update_ops, std::string_view name) override {
     Graph g = update_ops.front().graph();
-    auto [beta1_power, beta2_power] = beta_accumulators(g);
+    // Named references, no structured binding: the lambda below captures them, which
+    // clang before 16 refuses for a structured binding.
+    const auto accumulators = beta_accumulators(g);
+    const Variable& beta1_power = accumulators.first;
+    const Variable& beta2_power = accumulators.second;
     std::vector<Operation> all = update_ops;
     {
       control_dependencies after(update_ops);

@@ -232,7 +232,8 @@ class Optimizer {
     for (const auto& [grad, var] : grads_and_vars) {
       if (!grad.valid()) continue;
       name_scope update(g, "update_" + var.op().name());
-      update_ops.push_back(detail::colocated(g, var.op(), [&] {
+      // Init-captures: clang before 16 cannot capture structured bindings.
+      update_ops.push_back(detail::colocated(g, var.op(), [&, &grad = grad, &var = var] {
         return grad.is_sparse() ? apply_sparse_duplicate_indices(grad.sparse(), var)
                                 : apply_dense(grad.dense(), var);
       }));
