@@ -167,6 +167,27 @@ class BufferPool {
   std::size_t large_bytes_ = 0;
 };
 
+// The largest host buffer, in bytes, that a Value made on this thread may ask for (0: no
+// limit). A session with ConfigProto::memory_limit_bytes sets it around each kernel it
+// runs, so that an oversized output is a ResourceExhaustedError before the system is asked.
+inline std::int64_t& allocation_limit() noexcept {
+  thread_local std::int64_t limit = 0;
+  return limit;
+}
+
+// Sets this thread's allocation_limit() for the scope's life.
+class AllocationLimitScope {
+ public:
+  explicit AllocationLimitScope(std::int64_t limit) noexcept
+      : previous_(std::exchange(allocation_limit(), limit)) {}
+  ~AllocationLimitScope() { allocation_limit() = previous_; }
+  AllocationLimitScope(const AllocationLimitScope&) = delete;
+  AllocationLimitScope& operator=(const AllocationLimitScope&) = delete;
+
+ private:
+  std::int64_t previous_;
+};
+
 // A std allocator on the pool (for allocate_shared: one block holds the reference
 // count and the data, so the count is recycled with it).
 template <class T>

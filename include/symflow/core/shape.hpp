@@ -3,6 +3,7 @@
 // dimension known or unknown (-1). Concrete shapes of values are plain Dims.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -23,10 +24,31 @@ using AxisMask = SmallVector<bool, 8>;
 
 inline constexpr std::int64_t unknown_dim = -1;
 
+// The element count of dims that are known to be valid: a Value's own dims (its
+// constructors check them with checked_num_elements). Unchecked, for hot paths.
 inline std::int64_t num_elements(const Dims& dims) {
   std::int64_t n = 1;
   for (auto d : dims) n *= d;
   return n;
+}
+
+// The element count of `dims`, or nullopt when a dim is negative or the running
+// product passes int64's maximum. Multiplied left to right as TensorFlow's
+// TensorShape does, so [0, 2^40, 2^40] has 0 elements and [2^40, 2^40, 0] overflows.
+inline std::optional<std::int64_t> checked_num_elements(const Dims& dims) noexcept {
+  std::int64_t n = 1;
+  for (auto d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  return n;
+}
+
+// The bytes of `count` elements of `element_size` bytes, or nullopt past int64's maximum.
+inline std::optional<std::int64_t> checked_nbytes(std::int64_t count,
+                                                  std::size_t element_size) noexcept {
+  std::int64_t bytes = 0;
+  if (count < 0 || __builtin_mul_overflow(count, static_cast<std::int64_t>(element_size), &bytes))
+    return std::nullopt;
+  return bytes;
 }
 
 // "[2,3]": the form the runtime uses in messages.
@@ -37,6 +59,11 @@ inline std::string dims_to_string(const Dims& dims) {
     s += dims[i] < 0 ? "?" : std::to_string(dims[i]);
   }
   return s + "]";
+}
+
+// TensorFlow's words for dims whose element count passes int64's maximum.
+inline std::string too_many_elements_message(const Dims& dims) {
+  return "Shape " + dims_to_string(dims) + " would have more than 2**63 - 1 elements";
 }
 
 class Shape {
@@ -68,9 +95,10 @@ class Shape {
       if (d < 0) return false;
     return true;
   }
-  // -1 when not fully defined.
+  // -1 when not fully defined, or when the count passes int64's maximum (no tensor can
+  // have such a shape; building or running one fails where its value is made).
   std::int64_t num_elements() const {
-    return is_fully_defined() ? symflow::num_elements(dims_) : unknown_dim;
+    return is_fully_defined() ? checked_num_elements(dims_).value_or(unknown_dim) : unknown_dim;
   }
 
   // Could a value of shape `other` (possibly partial) have this shape too?

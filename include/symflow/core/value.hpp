@@ -50,6 +50,47 @@ inline std::shared_ptr<void> allocate_strings(std::size_t count) {
   return std::make_shared<std::string[]>(std::max<std::size_t>(1, count));
 }
 
+// TensorFlow's words for a host allocation that failed (or that the session's memory
+// limit refused).
+[[noreturn, gnu::noinline, gnu::cold]] inline void throw_out_of_memory(DType dtype,
+                                                                       const Dims& dims) {
+  throw ResourceExhaustedError("OOM when allocating tensor with shape" + dims_to_string(dims) +
+                               " and type " + std::string(dtype_runtime_name(dtype)) +
+                               " on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu");
+}
+
+// The element count of a value's `dims`: a ValueError for a negative dim or a count
+// past int64.
+inline std::int64_t value_num_elements(const Dims& dims) {
+  if (const auto count = checked_num_elements(dims)) [[likely]]
+    return *count;
+  for (auto d : dims)
+    if (d < 0) throw ValueError("Value dims must be non-negative, got " + dims_to_string(dims));
+  throw ValueError(too_many_elements_message(dims));
+}
+
+// The bytes of a value of `dtype` and `dims`: value_num_elements' errors, and a
+// ResourceExhaustedError for bytes past int64 or past this thread's allocation_limit().
+inline std::size_t checked_value_bytes(DType dtype, const Dims& dims) {
+  const auto bytes = checked_nbytes(value_num_elements(dims), dtype_size(dtype));
+  const std::int64_t limit = allocation_limit();
+  if (!bytes || (limit > 0 && *bytes > limit)) [[unlikely]]
+    throw_out_of_memory(dtype, dims);
+  return static_cast<std::size_t>(*bytes);
+}
+
+// A new buffer for a value of `dtype` and `dims` (zeroed unless `for_overwrite`; empty
+// strings for a string value): std::bad_alloc becomes TensorFlow's ResourceExhaustedError.
+inline std::shared_ptr<void> allocate_value(DType dtype, const Dims& dims, bool for_overwrite) {
+  const std::size_t bytes = checked_value_bytes(dtype, dims);
+  try {
+    if (dtype == DType::string) return allocate_strings(bytes / dtype_size(dtype));
+    return for_overwrite ? allocate_aligned_for_overwrite(bytes) : allocate_aligned(bytes);
+  } catch (const std::bad_alloc&) {
+    throw_out_of_memory(dtype, dims);
+  }
+}
+
 template <class T>
 struct is_initializer_list : std::false_type {};
 template <class T>
@@ -85,9 +126,7 @@ class Value {
   // Zero-filled value of the given type and dims (empty strings for a string value).
   Value(DType dtype, Dims dims) : dtype_(dtype), dims_(std::move(dims)) {
     if (dtype_ == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
-    check_dims(dims_);
-    owner_ = dtype_ == DType::string ? detail::allocate_strings(static_cast<std::size_t>(size()))
-                                     : detail::allocate_aligned(nbytes());
+    owner_ = detail::allocate_value(dtype_, dims_, false);
     data_ = owner_.get();
   }
 
@@ -97,11 +136,10 @@ class Value {
   static Value for_overwrite(DType dtype, Dims dims) {
     if (dtype == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
     if (dtype == DType::string) return Value(dtype, std::move(dims));
-    check_dims(dims);
     Value v;
+    v.owner_ = detail::allocate_value(dtype, dims, true);
     v.dtype_ = dtype;
     v.dims_ = std::move(dims);
-    v.owner_ = detail::allocate_aligned_for_overwrite(v.nbytes());
     v.data_ = v.owner_.get();
     return v;
   }
@@ -154,6 +192,7 @@ class Value {
   // Copies `elements` (row-major) into a new value of the given dims.
   template <Element T>
   static Value from_vector(const std::vector<T>& elements, Dims dims) {
+    check_dims(dims);
     if (static_cast<std::int64_t>(elements.size()) != num_elements(dims))
       throw ValueError("Cannot make a value of shape " + dims_to_string(dims) + " from " +
                        std::to_string(elements.size()) + " elements");
@@ -326,10 +365,8 @@ class Value {
   }
 
  private:
-  static void check_dims(const Dims& dims) {
-    for (auto d : dims)
-      if (d < 0) throw ValueError("Value dims must be non-negative, got " + dims_to_string(dims));
-  }
+  // Dims a value may have: none negative, and an element count within int64.
+  static void check_dims(const Dims& dims) { (void)detail::value_num_elements(dims); }
 
   // The checks stay small enough to inline into every data<T>(); their messages are
   // built out of line.

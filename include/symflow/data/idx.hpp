@@ -59,16 +59,19 @@ inline Value parse_idx(const std::vector<unsigned char>& bytes, const std::strin
     throw DataLossError(what + ": truncated IDX header for " + std::to_string(rank) +
                         " dimensions");
   Dims dims;
-  std::uint64_t count = 1;
   for (std::size_t i = 0; i < rank; ++i) {
     const unsigned char* p = &bytes[4 + 4 * i];
     std::uint32_t d = (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
                       (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
     dims.push_back(d);
-    count *= d;
   }
-  if (bytes.size() - header != count)
-    throw DataLossError(what + ": IDX header promises " + std::to_string(count) +
+  // One byte per element: the count is the data's size, checked before it is compared.
+  const auto count = checked_num_elements(dims);
+  if (!count)
+    throw DataLossError(what + ": IDX dims " + dims_to_string(dims) +
+                        " have more elements than an int64 counts");
+  if (bytes.size() - header != static_cast<std::uint64_t>(*count))
+    throw DataLossError(what + ": IDX header promises " + std::to_string(*count) +
                         " bytes of data, the file has " + std::to_string(bytes.size() - header));
   Value v(DType::uint8, dims);
   std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end(),

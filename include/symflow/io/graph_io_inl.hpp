@@ -272,12 +272,14 @@ class TextReader : private io::proto::FieldReader {
       }
     }
     if (type == DType::invalid) fail(line, "a tensor needs a 'dtype'");
-    std::uint64_t n = 1;
-    for (auto d : dims) {
-      if (d != 0 && n > (std::uint64_t{1} << 40) / static_cast<std::uint64_t>(d))
-        fail(line, "tensor shape " + dims_to_string(dims) + " is too large");
-      n *= static_cast<std::uint64_t>(d);
-    }
+    // A file's tensor may repeat its last value to any shape, so its size is the file's
+    // claim alone: past 2^40 bytes (no host holds that) it is a corrupt or hostile file.
+    const auto count = checked_num_elements(dims);
+    const auto bytes = count ? checked_nbytes(*count, dtype_size(type)) : std::nullopt;
+    if (!bytes || *bytes > (std::int64_t{1} << 40))
+      fail(line, "tensor shape " + dims_to_string(dims) + " of " +
+                     std::string(dtype_enum_name(type)) + " is too large");
+    const auto n = static_cast<std::uint64_t>(*count);
     if (content && type == DType::string)
       fail(line,
            "a DT_STRING tensor keeps its strings in 'string_val', not in "

@@ -3,6 +3,9 @@
 // zeros/ones helpers: the graph-building functions. The ops' descriptions are in
 // ops/defs/array.hpp, their CPU kernels in backend/cpu/kernels/array.hpp.
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -15,24 +18,34 @@ namespace symflow {
 
 namespace detail {
 
+// A shape as a Const's value: int32, or int64 when a dim needs it (as TensorFlow
+// converts a TensorShape), so that no dim is cut to 32 bits.
 inline Value shape_value(const Shape& shape, std::string_view what) {
   if (!shape.is_fully_defined())
     throw ValueError(std::string(what) + " needs a fully defined shape, got " + shape.to_string());
-  return int32_vector(shape.dims());
+  const bool wide = std::any_of(shape.dims().begin(), shape.dims().end(), [](std::int64_t d) {
+    return d > std::numeric_limits<std::int32_t>::max();
+  });
+  if (!wide) return int32_vector(shape.dims());
+  Value v(DType::int64, {static_cast<std::int64_t>(shape.dims().size())});
+  std::copy(shape.dims().begin(), shape.dims().end(), v.data<std::int64_t>());
+  return v;
 }
 
-// tf.zeros / tf.ones: a Const when small, a Fill when it would bloat the GraphDef.
+// tf.zeros / tf.ones: a Const when small, a Fill when it would bloat the GraphDef (or
+// when its element count passes int64: then the Fill fails when it runs, as TensorFlow's).
 inline Output filled(const Shape& shape, const Value& scalar, std::string_view name,
                      std::string_view default_name) {
   Value dims = shape_value(shape, default_name);
   Graph g = get_default_graph();
-  if (shape.num_elements() < 1000)
+  if (checked_num_elements(shape.dims()).value_or(1000) < 1000)
     return make_const(g, fill_to_shape(scalar, shape), name.empty() ? default_name : name)
         .output(0);
   OpBuilder b(g, name, default_name);
+  const DType index_type = dims.dtype();
   Output d = b.constant_arg(std::move(dims), "shape_as_tensor");
   Output v = b.constant_arg(scalar, "Const");
-  return b.build(kFillOp, {d, v}, {{"T", scalar.dtype()}, {"index_type", DType::int32}}).output(0);
+  return b.build(kFillOp, {d, v}, {{"T", scalar.dtype()}, {"index_type", index_type}}).output(0);
 }
 
 }  // namespace detail
@@ -112,7 +125,7 @@ inline Output fill(const Shape& shape, const Value& scalar, std::string_view nam
   detail::OpBuilder b(get_default_graph(), name, "Fill");
   Output d = b.constant_arg(detail::shape_value(shape, "fill"), "dims");
   Output v = b.constant_arg(scalar, "value");
-  return b.build(detail::kFillOp, {d, v}, {{"T", scalar.dtype()}, {"index_type", DType::int32}})
+  return b.build(detail::kFillOp, {d, v}, {{"T", scalar.dtype()}, {"index_type", d.dtype()}})
       .output(0);
 }
 

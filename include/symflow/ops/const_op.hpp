@@ -25,6 +25,7 @@ inline Value fill_to_shape(const Value& values, const Shape& shape) {
   if (!shape.is_fully_defined())
     throw ValueError("constant() needs a fully defined shape, got " + shape.to_string());
   std::int64_t n = shape.num_elements();
+  if (n < 0) throw ValueError(too_many_elements_message(shape.dims()));
   if (n == 0) return Value(values.dtype(), shape.dims());  // TF ignores the values then
   if (values.size() > n)
     throw ValueError("Too many elements provided. Needed at most " + std::to_string(n) +

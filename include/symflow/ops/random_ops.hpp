@@ -131,9 +131,10 @@ inline Output normal_like(const OpDef& def, const Shape& shape, DType dtype, dou
   SeedAttrs s = seed_attrs(b.graph(), seed);  // after the Consts, as in TensorFlow
   Output rnd =
       b.graph()
-          .create_op(def, {shape_t},
-                     {{"dtype", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", DType::int32}},
-                     def.type)
+          .create_op(
+              def, {shape_t},
+              {{"dtype", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", shape_t.dtype()}},
+              def.type)
           .output(0);
   return scale_and_shift(b, rnd, stddev_t, mean_t, dtype);
 }
@@ -215,13 +216,14 @@ inline Output random_uniform(const Shape& shape, DType dtype, const UniformOptio
   if (!is_floating(dtype))
     return b
         .build(detail::kRandomUniformIntOp, {shape_t, min_t, max_t},
-               {{"Tout", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", DType::int32}})
+               {{"Tout", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", shape_t.dtype()}})
         .output(0);
   Output rnd =
       b.graph()
-          .create_op(detail::kRandomUniformOp, {shape_t},
-                     {{"dtype", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", DType::int32}},
-                     "RandomUniform")
+          .create_op(
+              detail::kRandomUniformOp, {shape_t},
+              {{"dtype", dtype}, {"seed", s.seed}, {"seed2", s.seed2}, {"T", shape_t.dtype()}},
+              "RandomUniform")
           .output(0);
   Output range =
       b.graph().create_op(detail::kSubOp, {max_t, min_t}, {{"T", dtype}}, "sub").output(0);

@@ -35,6 +35,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <string>
 #include <vector>
@@ -302,6 +303,7 @@ class Run {
                        {ref_outputs, s.num_outputs},
                        session_.intra_op,
                        &backend});
+    const AllocationLimitScope memory_limit(session_.memory_limit_bytes);
     try {
       if (state) {
         std::lock_guard lock(state->mutex);
@@ -309,8 +311,15 @@ class Run {
       } else {
         kernel(ctx);
       }
+    } catch (const ResourceExhaustedError& e) {
+      // A Value's allocation knows no node: the error names the one whose kernel ran.
+      if (!e.node_name().empty()) throw;
+      throw ResourceExhaustedError(e.message(), node.name);
     } catch (const Error&) {
-      throw;
+      throw;  // symflow's own errors keep their class
+    } catch (const std::bad_alloc&) {
+      throw ResourceExhaustedError(
+          "OOM when allocating memory for " + std::string(node.def->type) + " on host", node.name);
     } catch (const std::exception& e) {
       throw InternalError(std::string(node.def->type) + " failed: " + e.what(), node.name);
     }
@@ -411,7 +420,12 @@ class Run {
     ClusterRun& r = scratch_.cluster_runs[k];
     if (!r.capture(plan_, c, j, slots_)) return unfuse(k, j, buf);
     if (j + 1 < c.steps.size()) return;
-    if (!r.run(plan_, c, devices_, s.device, session_.intra_op, slots_)) unfuse(k, j, buf);
+    bool ran = false;
+    {
+      const AllocationLimitScope memory_limit(session_.memory_limit_bytes);
+      ran = r.run(plan_, c, devices_, s.device, session_.intra_op, slots_);
+    }
+    if (!ran) unfuse(k, j, buf);
   }
 
   // Gives up fusing cluster k in this run: members 0..upto run now, one by one, on the

@@ -103,6 +103,8 @@ class ClusterRun {
     bool ran = false;
     try {
       ran = out_dims && c.kernel(c.program, inputs_, *out_dims, outputs_, intra_op);
+    } catch (const ResourceExhaustedError& e) {
+      throw ResourceExhaustedError(e.message(), plan.nodes[c.steps.back()].name);
     } catch (const std::exception& e) {
       throw InternalError(std::string("Fused kernel failed: ") + e.what(),
                           plan.nodes[c.steps.back()].name);

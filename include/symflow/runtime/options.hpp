@@ -1,6 +1,7 @@
 #pragma once
 // Session options, shaped like TensorFlow's ConfigProto.
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -31,6 +32,11 @@ struct ConfigProto {
   // cheapest way for graphs of small nodes; TensorFlow's 0 means one thread per core.
   // Either way, nodes that touch variables keep their order, so results are the same.
   int inter_op_parallelism_threads = 0;
+  // The most bytes one host tensor a kernel makes may take (0: no limit). A larger
+  // output fails its node with TensorFlow's ResourceExhaustedError ("OOM when allocating
+  // tensor with shape[...] ...") before the system is asked for the memory. It bounds
+  // each allocation, not the sum of the live ones.
+  std::int64_t memory_limit_bytes = 0;
   // `{}`: designated initializers may leave these out without a warning.
   GPUOptions gpu_options{};
   GraphOptions graph_options{};  // ConfigProto{.graph_options = {.optimizer_options = {...}}}

@@ -33,6 +33,7 @@ struct SessionState {
   std::deque<NodeStateSlot> node_state;  // by node id
   ThreadPool* intra_op = nullptr;        // the session's intra-op threads, if any
   ThreadPool* inter_op = nullptr;        // threads that run independent steps; null: none
+  std::int64_t memory_limit_bytes = 0;   // ConfigProto::memory_limit_bytes (0: none)
   void reserve_nodes(std::size_t n) {
     if (node_state.size() < n) node_state.resize(n);
   }

@@ -38,6 +38,7 @@ class SessionImpl {
         run_devices_(devices_.backends),
         intra_op_(std::make_unique<ThreadPool>(config_.intra_op_parallelism_threads)) {
     state_.intra_op = intra_op_.get();
+    state_.memory_limit_bytes = config_.memory_limit_bytes;
     // Independent steps on several threads only when asked for (options.hpp says why).
     if (config_.inter_op_parallelism_threads > 1) {
       inter_op_ = std::make_unique<ThreadPool>(config_.inter_op_parallelism_threads);

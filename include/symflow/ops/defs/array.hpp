@@ -72,8 +72,12 @@ inline std::optional<Dims> resolve_reshape(Dims target, std::int64_t n, std::str
       error =
           "Size " + std::to_string(i) + " must be non-negative, not " + std::to_string(target[i]);
       return std::nullopt;
-    } else {
-      known *= target[i];
+    } else if (__builtin_mul_overflow(known, target[i], &known)) {
+      std::string shape = "[";  // TensorFlow's words and its "[a, b]" form here
+      for (std::size_t j = 0; j < target.size(); ++j)
+        shape += (j ? ", " : "") + std::to_string(target[j]);
+      error = "Shape " + shape + "] has too many elements";
+      return std::nullopt;
     }
   }
   if (unknown_at >= 0) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -904,22 +905,38 @@ std::optional<std::int64_t> range_size(T start, T limit, T delta, std::string& e
     error = "Requires delta != 0";
     return std::nullopt;
   }
-  if (delta > 0 && start > limit) {
+  // Negated comparisons, as TensorFlow's kernel writes them: a NaN fails them.
+  if (delta > 0 && !(start <= limit)) {
     error =
         "Requires start <= limit when delta > 0: " + number_text(start) + "/" + number_text(limit);
     return std::nullopt;
   }
-  if (delta < 0 && start < limit) {
+  if (!(delta > 0) && !(start >= limit)) {
     error =
         "Requires start >= limit when delta < 0: " + number_text(start) + "/" + number_text(limit);
     return std::nullopt;
   }
+  const std::string too_long = "Requires ((limit - start) / delta) <= 9223372036854775807";
   if constexpr (std::is_integral_v<T>) {
-    auto span = static_cast<std::int64_t>(limit > start ? limit - start : start - limit);
-    auto step = static_cast<std::int64_t>(delta > 0 ? delta : -delta);
-    return (span + step - 1) / step;
+    // In uint64: limit - start and -delta may not fit T (range(INT64_MIN, INT64_MAX, 2^62)).
+    using U = std::uint64_t;
+    const U span = limit > start ? U(std::int64_t{limit}) - U(std::int64_t{start})
+                                 : U(std::int64_t{start}) - U(std::int64_t{limit});
+    const U step = delta > 0 ? U(std::int64_t{delta}) : U(0) - U(std::int64_t{delta});
+    const U n = span / step + (span % step != 0);
+    if (n > U(std::numeric_limits<std::int64_t>::max())) {
+      error = too_long;
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(n);
   } else {
-    return static_cast<std::int64_t>(std::ceil(std::abs((limit - start) / delta)));
+    // Below 2^63 (int64's maximum rounds up to it as a double); a NaN fails too.
+    const double n = std::ceil(std::abs(static_cast<double>((limit - start) / delta)));
+    if (!(n < 9223372036854775808.0)) {
+      error = too_long;
+      return std::nullopt;
+    }
+    return static_cast<std::int64_t>(n);
   }
 }
 

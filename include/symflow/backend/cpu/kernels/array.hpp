@@ -37,10 +37,19 @@ inline void reshape_kernel(KernelContext& ctx) {
   ctx.set_output(0, in.reshaped(*dims));
 }
 
+// Fill's dims, checked with TensorFlow's words: none negative, an element count
+// within int64.
+inline void check_fill_dims(const KernelContext& ctx, const Dims& dims) {
+  if (checked_num_elements(dims)) [[likely]]
+    return;
+  for (auto d : dims)
+    if (d < 0) ctx.fail("Dimension " + std::to_string(d) + " must be >= 0");
+  ctx.fail(too_many_elements_message(dims));
+}
+
 inline void fill_kernel(KernelContext& ctx) {
   Dims dims = shape_argument(ctx.input(0));
-  for (auto d : dims)
-    if (d < 0) ctx.fail("Fill dims must be non-negative, got " + dims_to_string(dims));
+  check_fill_dims(ctx, dims);
   const Value& v = ctx.input(1);
   if (v.rank() != 0) ctx.fail("value must be a scalar, got shape " + dims_to_string(v.dims()));
   Value& out = ctx.allocate_output(0, v.dtype(), dims);

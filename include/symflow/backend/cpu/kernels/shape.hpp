@@ -79,11 +79,19 @@ inline Dims tile_out_dims(const KernelContext& ctx, const Dims& in_dims, const D
     ctx.fail("Expected multiples argument to be a vector of length " +
              std::to_string(in_dims.size()) + " but got length " + std::to_string(m.size()));
   Dims out(m.size());
+  std::int64_t count = 1;  // the output's element count so far, checked as TensorFlow does
+  auto overflow = [&](std::int64_t a, std::int64_t b) {
+    ctx.fail("Encountered overflow when multiplying " + std::to_string(a) + " with " +
+             std::to_string(b) + ", result: -1");
+  };
   for (std::size_t i = 0; i < m.size(); ++i) {
     if (m[i] < 0)
       ctx.fail("Expected multiples[" + std::to_string(i) + "] >= 0, but got " +
                std::to_string(m[i]));
-    out[i] = in_dims[i] * m[i];
+    if (__builtin_mul_overflow(in_dims[i], m[i], &out[i])) overflow(in_dims[i], m[i]);
+    std::int64_t next = 0;
+    if (__builtin_mul_overflow(count, out[i], &next)) overflow(count, out[i]);
+    count = next;
   }
   return out;
 }

@@ -691,6 +691,7 @@ inline void one_hot_kernel(KernelContext& ctx) {
   auto a = static_cast<std::size_t>(axis == -1 ? rank : axis);
   Dims out_dims = indices.dims();
   out_dims.insert(out_dims.begin() + static_cast<std::ptrdiff_t>(a), depth);
+  if (!checked_num_elements(out_dims)) ctx.fail(too_many_elements_message(out_dims));
   Value& out = ctx.allocate_output(0, on.dtype(), out_dims);
   fill_with(out, off);
   // indices as [prefix, suffix]; out as [prefix, depth, suffix]
