@@ -1,11 +1,13 @@
-// Fuzz target: TensorFlow's MetaGraphDef (`.meta`) and SavedModel (`saved_model.pb`,
-// `saved_model.pbtxt`) files, binary or text, read by train/meta_graph_proto.hpp. A
-// DataLossError is the expected answer to bad bytes; any other exception or a crash is a
+// Fuzz target: MetaGraph files, TensorFlow's MetaGraphDef (`.meta`) and SavedModel
+// (`saved_model.pb`, `saved_model.pbtxt`), binary or text, read by
+// train/meta_graph_proto.hpp, and symflow's own JSON `.meta` (train/meta_graph_json.hpp).
+// A DataLossError is the expected answer to bad bytes; any other exception or a crash is a
 // finding.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include <symflow/train/meta_graph_json.hpp>
 #include <symflow/train/meta_graph_proto.hpp>
 
 #include "fuzz_support.hpp"
@@ -18,6 +20,10 @@ SYMFLOW_FUZZ_TARGET(meta_graph) {
   }
   try {
     (void)symflow::train::parse_tf_meta_graph(bytes, "fuzz.meta");
+  } catch (const symflow::DataLossError&) {
+  }
+  try {
+    (void)symflow::train::parse_meta_graph_json(bytes, "fuzz.meta");
   } catch (const symflow::DataLossError&) {
   }
   return 0;

@@ -276,6 +276,21 @@ TEST_CASE("io/checkpoint: the index is JSON with the documented fields") {
   CHECK(data.substr(8, 4) == std::string("\x00\x00\x80\x3f", 4));  // 1.0f
   CHECK(b["crc32c"] == io::crc32c(data.substr(0, 8)));
   CHECK(w["crc32c"] == io::crc32c(data.substr(8, 24)));
+
+  // The index's own checksum covers the rest of it; a change that keeps it valid JSON
+  // and a valid index (another offset, a renamed tensor) is caught by it.
+  const std::string checksum = j["checksum"];
+  j.erase("checksum");
+  CHECK(checksum == io::json_checksum(j));
+  j["checksum"] = checksum;
+  j["tensors"]["v"] = j["tensors"]["w"];
+  j["tensors"].erase("w");
+  io::write_file_atomically(io::index_path(prefix), j.dump(2));
+  CHECK_THROWS_WITH_AS(io::BundleReader{prefix},
+                       doctest::Contains(("Corrupt checkpoint index " + io::index_path(prefix) +
+                                          ": checksum mismatch: the file records " + checksum)
+                                             .c_str()),
+                       symflow::DataLossError);
 }
 
 TEST_CASE("io/checkpoint: a bundle written by hand from the documented format is readable") {
@@ -394,7 +409,10 @@ TEST_CASE("io/checkpoint: malformed indexes are DataLossError naming the file an
   TempDir dir("malformed");
   const std::string prefix = dir / "m";
   io::write_bundle(prefix, two_tensors());
-  const std::string good = io::read_file(io::index_path(prefix));
+  // Without its checksum, as older indexes are: each field check must catch its case.
+  json unsealed = json::parse(io::read_file(io::index_path(prefix)));
+  unsealed.erase("checksum");
+  const std::string good = unsealed.dump(2);
   const std::string index_file = io::index_path(prefix);
   const std::uint64_t u64max = std::numeric_limits<std::uint64_t>::max();
 
@@ -484,6 +502,7 @@ TEST_CASE("io/checkpoint: a bool byte other than 0 or 1 is DataLossError, even w
   io::write_file_atomically(io::data_path(prefix), bad);
   std::string index = io::read_file(io::index_path(prefix));
   json j = json::parse(index);
+  j.erase("checksum");  // an index without one: the byte check must catch this
   j["tensors"]["flags"]["crc32c"] = io::crc32c(bad);
   io::write_file_atomically(io::index_path(prefix), j.dump());
   io::BundleReader reader(prefix);

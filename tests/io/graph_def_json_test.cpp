@@ -280,7 +280,7 @@ TEST_CASE("io/graph_io: write_graph writes text, binary or JSON, read_graph read
   CHECK(tf::io::read_file(text_path) == tf::to_text(def));
   std::string json_path = tf::write_graph(def, dir.string(), "graph.json", tf::GraphFormat::json);
   CHECK(json_path == (dir / "graph.json").string());
-  CHECK(tf::io::read_file(json_path) == tf::io::serialize_graph_def(def, true));
+  CHECK(tf::io::read_file(json_path) == tf::io::serialize_graph_def(def, true, true));
   // as_text = false is protobuf's binary encoding, as in TensorFlow.
   std::string binary_path = tf::write_graph(def, dir.string(), "graph.pb", false);
   CHECK(tf::io::read_file(binary_path) == tf::io::serialize_graph_def_binary(def));

@@ -100,8 +100,10 @@ TEST_CASE("export_meta_graph: MetaInfoDef, GraphDef, collections, and only the n
 
   g.add_to_collection("mixed", std::int64_t{1});
   g.add_to_collection("mixed", "one");
-  CHECK_THROWS_WITH_AS(tf::train::export_meta_graph(), doctest::Contains("Collection 'mixed'"),
-                       tf::ValueError);
+  // Skipped with TensorFlow's warning; the rest of the MetaGraph is written.
+  const auto exported = tf::train::export_meta_graph();
+  CHECK_FALSE(exported.collection_def.contains("mixed"));
+  CHECK(exported.graph_def.node.size() == m.graph_def.node.size());
 }
 
 TEST_CASE("import_meta_graph in a fresh graph: collections, trainable variables, training") {
@@ -205,7 +207,11 @@ TEST_CASE("import_meta_graph: missing, damaged and truncated files are typed err
     auto at = changed.find(from);
     REQUIRE(at != std::string::npos);
     changed.replace(at, from.size(), to);
-    std::ofstream(file, std::ios::binary | std::ios::trunc) << changed;
+    // Without its checksum, as files written before it existed: the edit must be caught
+    // by the reader's checks, not by the checksum.
+    nlohmann::json edited = nlohmann::json::parse(changed);
+    edited.erase("checksum");
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << edited.dump();
   };
   auto import_fails = [&](const std::string& what) {
     tf::Graph g;

@@ -33,6 +33,7 @@ using CollectionValue = std::variant<Operation, Output, std::string, std::int64_
 using GraphElement = std::variant<Operation, Output>;
 
 class DefaultGraphGuard;
+class Variable;
 
 class Graph {
  public:
@@ -83,6 +84,9 @@ class Graph {
     check_same_graph(t.op().graph_state(), key);
     state_->collections[std::string(key)].push_back(t.ref());
   }
+  // A variable goes in as itself (its VariableV2 op), not as the tensor it reads, as a
+  // tf.Variable does; defined in variables/variable.hpp.
+  inline void add_to_collection(std::string_view key, const Variable& v);
   void add_to_collection(std::string_view key, std::string value) {
     check_not_finalized();
     // In place: moving a temporary variant trips a false -Wmaybe-uninitialized in GCC 12.

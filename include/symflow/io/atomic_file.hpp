@@ -6,13 +6,18 @@
 // become TensorFlow's typed errors with TF's errno mapping (ENOENT is NotFound,
 // EACCES PermissionDenied, ENOSPC ResourceExhausted, ...), and the message names the
 // file and ends with the OS's description, as TF's IOError does: "<file>; <strerror>".
+// A process killed between creating its temporary file and the rename leaves that file
+// behind; every successful write removes such leftovers from its directory (those whose
+// writing process is gone), so interrupted saves do not accumulate.
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -127,6 +132,43 @@ inline std::filesystem::path temp_path_for(const std::filesystem::path& path) {
   return tmp;
 }
 
+// The pid in a temporary file's name "<name>.tmp<pid>_<n>", or 0 when `filename` does
+// not have that form.
+inline pid_t temp_file_pid(std::string_view filename) {
+  const std::size_t tmp = filename.rfind(".tmp");
+  if (tmp == std::string_view::npos || tmp == 0) return 0;
+  std::string_view rest = filename.substr(tmp + 4);
+  const std::size_t underscore = rest.find('_');
+  if (underscore == std::string_view::npos) return 0;
+  auto all_digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  const std::string_view pid_text = rest.substr(0, underscore);
+  if (!all_digits(pid_text) || !all_digits(rest.substr(underscore + 1))) return 0;
+  pid_t pid = 0;
+  auto [end, error] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+  if (error != std::errc() || end != pid_text.data() + pid_text.size()) return 0;
+  return pid;
+}
+
+// Removes the temporary files in `dir` that writes of processes no longer running left
+// behind. A file whose pid is a live process (or one we may not signal) may be a write in
+// progress and is kept; so are files of any other form. Best effort: a file that cannot
+// be listed or removed stays, and the write that called this has succeeded anyway.
+inline void remove_stale_temp_files(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const pid_t pid = temp_file_pid(name);
+    if (pid <= 0 || pid == ::getpid()) continue;  // this process's own writes are never stale
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code regular_ec;
+    if (!it->is_regular_file(regular_ec)) continue;
+    ::unlink(it->path().c_str());
+  }
+}
+
 }  // namespace detail::file_io
 
 namespace io {
@@ -180,6 +222,7 @@ inline void write_file_atomically(const std::filesystem::path& path,
   fio::UniqueFd dir_file(dfd);
   if (::fsync(dir_file.get()) != 0 && errno != EINVAL)
     fio::throw_os_error(errno, "Failed to sync directory " + dir.string());
+  fio::remove_stale_temp_files(dir);
 }
 
 inline void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {

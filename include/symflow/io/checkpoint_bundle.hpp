@@ -41,6 +41,7 @@
 #include "symflow/io/atomic_file.hpp"
 #include "symflow/io/checkpoint_paths.hpp"
 #include "symflow/io/crc32c.hpp"
+#include "symflow/io/json_checksum.hpp"
 #include "symflow/io/sorted_table.hpp"
 #include "symflow/io/sorted_table_writer.hpp"
 #include "symflow/io/tensor_bundle_tf.hpp"
@@ -290,6 +291,9 @@ inline void write_bundle(const std::string& prefix,
       {"num_shards", 1},
       {"tensors", std::move(entries)},
   };
+  // The tensors' CRCs cover their bytes; this one covers the index itself (names,
+  // shapes, offsets), so a damaged index is a DataLossError, not another checkpoint.
+  add_json_checksum(index);
 
   remove_file_if_exists(index_path(prefix));
   write_file_atomically(data_path(prefix), pieces);
@@ -668,6 +672,7 @@ class BundleReader {
     }
     if (!duplicate.empty()) parser.fail("the key \"" + duplicate + "\" appears twice in an object");
     if (!j.is_object()) parser.fail("expected a JSON object, got " + ckpt::describe(j));
+    verify_json_checksum(j, "Corrupt checkpoint index " + index_file_);
     const ckpt::json& format = parser.field(j, "format", "the index ");
     if (!format.is_string() || format.get_ref<const std::string&>() != kCheckpointFormat)
       parser.fail("field \"format\": expected \"" + std::string(kCheckpointFormat) + "\", got " +

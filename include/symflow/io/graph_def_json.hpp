@@ -26,6 +26,7 @@
 #include "symflow/core/shape.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/graph/graph_def.hpp"
+#include "symflow/io/json_checksum.hpp"
 
 namespace symflow {
 
@@ -646,10 +647,14 @@ inline GraphDef graph_def_from_json(const nlohmann::json& j) {
   return graph_def_from_json(j, "GraphDef JSON");
 }
 
-// The JSON text of a GraphDef: indented by two spaces when `pretty`, else one line.
-inline std::string serialize_graph_def(const GraphDef& def, bool pretty) {
+// The JSON text of a GraphDef: indented by two spaces when `pretty`, else one line; with
+// a "checksum" member (see kJsonChecksumKey) when `with_checksum`, as files should be.
+inline std::string serialize_graph_def(const GraphDef& def, bool pretty,
+                                       bool with_checksum = false) {
   try {
-    return graph_def_to_json(def).dump(pretty ? 2 : -1);
+    nlohmann::json j = graph_def_to_json(def);
+    if (with_checksum) add_json_checksum(j);
+    return j.dump(pretty ? 2 : -1);
   } catch (const nlohmann::json::exception& e) {
     // Names, ops, inputs and devices must be UTF-8 (attr strings fall back to base64).
     throw InvalidArgumentError(std::string("Cannot serialise a GraphDef as JSON: ") + e.what());
@@ -663,6 +668,7 @@ inline GraphDef parse_graph_def(std::string_view json_text, std::string_view sou
   } catch (const nlohmann::json::exception& e) {
     throw DataLossError(std::string(source_name) + ": invalid JSON: " + e.what());
   }
+  verify_json_checksum(j, source_name);
   return graph_def_from_json(j, source_name);
 }
 

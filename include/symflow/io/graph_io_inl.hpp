@@ -471,9 +471,10 @@ SYMFLOW_INLINE std::string write_graph(const GraphDef& graph_def, const std::str
       throw FailedPreconditionError("Failed to create directory " + logdir + "; " + ec.message());
   }
   std::filesystem::path path = dir / name;
-  std::string bytes = format == GraphFormat::text     ? to_text(graph_def)
-                      : format == GraphFormat::binary ? io::serialize_graph_def_binary(graph_def)
-                                                      : io::serialize_graph_def(graph_def, true);
+  std::string bytes = format == GraphFormat::text ? to_text(graph_def)
+                      : format == GraphFormat::binary
+                          ? io::serialize_graph_def_binary(graph_def)
+                          : io::serialize_graph_def(graph_def, true, /*with_checksum=*/true);
   io::write_file_atomically(path, std::string_view(bytes));
   return path.string();
 }

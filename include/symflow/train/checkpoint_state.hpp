@@ -7,6 +7,8 @@
 // so that TensorFlow's tools read it too. Paths inside the directory are stored
 // relative to it, so a directory can be moved as a whole.
 
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -85,10 +87,19 @@ inline std::optional<CheckpointState> get_checkpoint_state(
     if (colon == std::string_view::npos)
       throw DataLossError(where() + ": expected 'key: \"value\"', got '" + std::string(line) + "'");
     std::string_view key = line.substr(0, colon);
-    // TensorFlow 2 adds timestamps (numbers); they carry nothing symflow needs.
-    if (key == "all_model_checkpoint_timestamps" || key == "last_preserved_timestamp") continue;
     std::string_view rest = line.substr(colon + 1);
     while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    // TensorFlow 2 adds timestamps (seconds since the epoch); symflow needs none of them,
+    // but one that is not a finite number means the file is damaged.
+    if (key == "all_model_checkpoint_timestamps" || key == "last_preserved_timestamp") {
+      double seconds = 0;
+      auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), seconds);
+      if (rest.empty() || error != std::errc() || end != rest.data() + rest.size() ||
+          !std::isfinite(seconds))
+        throw DataLossError(where() + ": field " + std::string(key) +
+                            ": expected a number of seconds, got '" + std::string(rest) + "'");
+      continue;
+    }
     if (rest.size() < 2 || rest.front() != '"' || rest.back() != '"')
       throw DataLossError(where() + ": expected a quoted string after '" + std::string(key) + ":'");
     std::string value =

@@ -42,6 +42,30 @@ inline Operation variable_of(const Graph& graph, const std::string& key, const s
   throw DataLossError("Collection '" + key + "' holds a VariableDef without a variable_name");
 }
 
+// A Saver of the SAVERS collection (its serialized SaverDef) with its names moved
+// under the import scope `prefix`.
+inline std::string saver_def_under(const std::string& bytes, const std::string& prefix) {
+  if (prefix.empty()) return bytes;
+  SaverDef def = parse_saver_def(bytes);
+  for (std::string* name : {&def.filename_tensor_name, &def.save_tensor_name, &def.restore_op_name})
+    if (!name->empty()) *name = prefix + *name;
+  for (auto& [checkpoint_name, node] : def.var_list) node = prefix + node;
+  return serialize_saver_def(def);
+}
+
+// TensorFlow's import refuses a scope exported with inputs from outside it
+// ("$unbound_inputs_x"), which only an input_map could supply.
+inline void check_no_unbound_inputs(const MetaGraphDef& meta_graph) {
+  auto it = meta_graph.collection_def.find(std::string(kUnboundInputsKey));
+  if (it == meta_graph.collection_def.end()) return;
+  const auto* names = std::get_if<BytesList>(&it->second);
+  if (!names || names->value.empty()) return;
+  std::string joined;
+  for (const std::string& name : names->value) joined += (joined.empty() ? "" : ",") + name;
+  throw ValueError("Graph contains unbound inputs: " + joined +
+                   ". Must provide these inputs through input_map.");
+}
+
 // Adds the items of one CollectionDef to `graph`, its node names moved under `prefix`.
 // TensorFlow's variable collections (VariableDefs) become the variable ops, as
 // symflow's own hold them; an any_list has no graph form and is skipped, as TensorFlow
@@ -57,9 +81,14 @@ inline void restore_collection(Graph& graph, const std::string& key, const Colle
               std::string name = prefix + item;
               // A node list item that names nothing in the graph means the file is broken.
               try {
-                if (name.find(':') != std::string::npos)
-                  graph.add_to_collection(key, graph.get_tensor_by_name(name));
-                else
+                if (name.find(':') != std::string::npos) {
+                  const Output tensor = graph.get_tensor_by_name(name);
+                  // "v:0" of a variable is the variable (add_to_collection(key, v)).
+                  if (tensor.index() == 0 && tensor.op().type() == "VariableV2")
+                    graph.add_to_collection(key, tensor.op());
+                  else
+                    graph.add_to_collection(key, tensor);
+                } else
                   graph.add_to_collection(key, graph.get_operation_by_name(name));
               } catch (const Error& e) {
                 throw DataLossError("Collection '" + key + "' names '" + item +
@@ -68,6 +97,8 @@ inline void restore_collection(Graph& graph, const std::string& key, const Colle
             } else if constexpr (std::is_same_v<L, BytesList>) {
               if (holds_variable_defs(key))
                 graph.add_to_collection(key, variable_of(graph, key, item, prefix));
+              else if (key == GraphKeys::SAVERS)
+                graph.add_to_collection(key, saver_def_under(item, prefix));
               else
                 graph.add_to_collection(key, item);
             } else if constexpr (std::is_same_v<L, Int64List>) {
@@ -88,6 +119,7 @@ struct Imported {
 
 inline Imported import(MetaGraphDef meta_graph, const ImportMetaGraphOptions& options) {
   Graph graph = options.graph ? *options.graph : get_default_graph();
+  check_no_unbound_inputs(meta_graph);
   if (options.clear_devices)
     for (NodeDef& node : meta_graph.graph_def.node) node.device.clear();
   auto imported = symflow::detail::import_graph_def_into(graph, meta_graph.graph_def,

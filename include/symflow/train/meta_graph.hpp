@@ -34,6 +34,16 @@ SYMFLOW_INLINE MetaGraphDef export_meta_graph(const std::string& filename = {},
 // parse file ..." when it is not a MetaGraphDef (TensorFlow's IOError texts).
 SYMFLOW_INLINE MetaGraphDef read_meta_graph_file(const std::string& filename);
 
+// The bytes of a MetaGraphDef file, in any of those encodings, as read_meta_graph_file
+// parses them; `source` (the file's name) starts the DataLossError "Cannot parse file ...".
+SYMFLOW_INLINE MetaGraphDef parse_meta_graph(std::string_view bytes, const std::string& source);
+
+// A SaverDef as the bytes TensorFlow keeps in the SAVERS collection (a serialized
+// tensorflow.SaverDef). symflow's var_list rides in an extra field, which TensorFlow's
+// parser skips; parse_saver_def reads both (DataLossError when the bytes are not one).
+SYMFLOW_INLINE std::string serialize_saver_def(const SaverDef& def);
+SYMFLOW_INLINE SaverDef parse_saver_def(std::string_view bytes);
+
 }  // namespace symflow::train
 
 #if !defined(SYMFLOW_COMPILED)

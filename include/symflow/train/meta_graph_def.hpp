@@ -129,6 +129,10 @@ inline constexpr int kMetaGraphFormatVersion = 1;
 enum class FileFormat { symflow, tensorflow };
 
 namespace detail::meta_graph {
+// A scoped export marks an input from outside the scope with this prefix and lists
+// such inputs in this collection (TensorFlow's names).
+inline constexpr std::string_view kUnboundInputPrefix = "$unbound_inputs_";
+inline constexpr std::string_view kUnboundInputsKey = "unbound_inputs";
 // The collections whose items TensorFlow writes as serialized VariableDefs.
 inline bool holds_variable_defs(std::string_view key) {
   for (std::string_view k :
@@ -145,6 +149,12 @@ struct ExportMetaGraphOptions {
   std::optional<std::vector<CollectionKey>> collection_list = std::nullopt;
   std::optional<Graph> graph = std::nullopt;  // the default graph when not set
   std::optional<SaverDef> saver_def = std::nullopt;
+  // Export only the nodes whose names start with this scope ("s" keeps "s/x", and, as
+  // TensorFlow compares plain prefixes, "save/x" too), with the leading "s/" removed
+  // from node names, inputs, colocations and collection items. An input from outside
+  // the scope is written "$unbound_inputs_<name>" and listed in the "unbound_inputs"
+  // collection; collection items outside the scope are left out.
+  std::string export_scope = {};
   bool clear_devices = false;
   // Indented JSON instead of one line; for FileFormat::tensorflow, protobuf's text
   // format instead of its binary encoding.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,6 +20,7 @@
 #include "symflow/graph/collections.hpp"
 #include "symflow/graph/graph.hpp"
 #include "symflow/io/graph_def_json.hpp"
+#include "symflow/io/json_numbers.hpp"
 #include "symflow/train/meta_graph_def.hpp"
 #include "symflow/version.hpp"
 
@@ -39,7 +41,11 @@ inline double number_from_json(const nlohmann::json& j) {
     if (s == "Infinity") return HUGE_VAL;
     if (s == "-Infinity") return -HUGE_VAL;
   }
-  return j.get<double>();  // throws a type_error for anything else
+  // get<double>() would also take a boolean as 0 or 1: only numbers are numbers here.
+  if (!j.is_number())
+    throw DataLossError("expected a number or one of \"NaN\", \"Infinity\", \"-Infinity\", got " +
+                        io::describe_json(j));
+  return j.get<double>();
 }
 
 // Bytes that are not UTF-8 (a serialized proto) have no JSON string: they are written as
@@ -96,16 +102,21 @@ inline TensorInfo tensor_info_from_json(const nlohmann::json& j) {
   return t;
 }
 
-// The collection `key` of `graph` as a CollectionDef; a collection mixing graph
-// elements with plain values, or strings with numbers, has no CollectionDef form.
-inline CollectionDef collection_to_def(const Graph& graph, const std::string& key) {
+// The items of the collection `key` as a CollectionDef, each graph element written
+// under the name `name_of` gives it. A variable outside the variables collections
+// (add_to_collection(key, variable)) is written as TensorFlow writes a tf.Variable
+// there: its tensor's name, "v:0". A collection mixing graph elements with plain
+// values, or strings with numbers, has no CollectionDef form: a ValueError.
+template <class NameOf>
+CollectionDef collection_to_def(const std::string& key, const std::vector<CollectionValue>& items,
+                                const NameOf& name_of) {
   std::optional<CollectionDef> def;
   auto mixed = [&] {
     return ValueError("Collection '" + key +
                       "' cannot be exported: it mixes kinds of items. A collection holds "
                       "operations and tensors, or strings, or integers, or floats.");
   };
-  for (const CollectionValue& item : graph.get_collection(key)) {
+  for (const CollectionValue& item : items) {
     std::visit(
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
@@ -118,15 +129,20 @@ inline CollectionDef collection_to_def(const Graph& graph, const std::string& ke
           auto* list = std::get_if<List>(&*def);
           if (!list) throw mixed();
           if constexpr (std::is_same_v<X, Operation>)
-            list->value.push_back(x.name());
+            list->value.push_back(name_of(x.type() == "VariableV2" && !holds_variable_defs(key)
+                                              ? x.name() + ":0"
+                                              : x.name()));
           else if constexpr (std::is_same_v<X, Output>)
-            list->value.push_back(x.name());
+            list->value.push_back(name_of(x.name()));
           else
             list->value.push_back(x);
         },
         item);
   }
   return def ? *def : CollectionDef{NodeList{}};
+}
+inline CollectionDef collection_to_def(const Graph& graph, const std::string& key) {
+  return collection_to_def(key, graph.get_collection(key), [](std::string name) { return name; });
 }
 
 }  // namespace detail::meta_graph
@@ -208,7 +224,9 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
       throw DataLossError(where + ": \"format\" is " + j.at("format").dump() + ", expected \"" +
                           std::string(kMetaGraphFormat) + "\"");
     field = "version";
-    if (int v = j.at("version").get<int>(); v != kMetaGraphFormatVersion)
+    const int v =
+        io::json_integer(j.at("version"), 0, std::numeric_limits<int>::max(), where, "\"version\"");
+    if (v != kMetaGraphFormatVersion)
       throw DataLossError(where + ": MetaGraph format version " + std::to_string(v) +
                           " is not supported; this symflow reads version " +
                           std::to_string(kMetaGraphFormatVersion));
@@ -230,13 +248,17 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
       const auto& s = j.at("saver_def");
       SaverDef def;
       def.var_list = s.at("var_list").get<std::map<std::string, std::string>>();
-      def.max_to_keep = s.value("max_to_keep", 5);
+      // Saver's counts and enums, in the ranges TensorFlow's SaverDef gives them: max_to_keep
+      // is a non-negative int32 (0 keeps every checkpoint), version is LEGACY, V1 or V2.
+      def.max_to_keep =
+          io::json_integer_field(s, "max_to_keep", 5, 0, std::numeric_limits<int>::max(), where,
+                                 "\"saver_def.max_to_keep\"");
       def.keep_checkpoint_every_n_hours =
           s.contains("keep_checkpoint_every_n_hours")
               ? number_from_json(s.at("keep_checkpoint_every_n_hours"))
               : 10000.0;
-      def.sharded = s.value("sharded", false);
-      def.version = s.value("version", 2);
+      def.sharded = io::json_bool_field(s, "sharded", false, where, "\"saver_def.sharded\"");
+      def.version = io::json_integer_field(s, "version", 2, 0, 2, where, "\"saver_def.version\"");
       def.filename_tensor_name = s.value("filename_tensor_name", std::string());
       def.save_tensor_name = s.value("save_tensor_name", std::string());
       def.restore_op_name = s.value("restore_op_name", std::string());
@@ -260,7 +282,16 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
           for (const auto& x : items) bytes.value.push_back(bytes_from_json(x));
           m.collection_def[key] = std::move(bytes);
         } else if (kind == "int64_list") {
-          m.collection_def[key] = Int64List{items.get<std::vector<std::int64_t>>()};
+          if (!items.is_array())
+            throw DataLossError(where + ": collection '" + key +
+                                "' has an int64_list whose \"value\" is not an array");
+          Int64List ints;
+          for (std::size_t i = 0; i < items.size(); ++i)
+            ints.value.push_back(io::json_integer(
+                items[i], std::numeric_limits<std::int64_t>::min(),
+                std::numeric_limits<std::int64_t>::max(), where,
+                "\"collection_def." + key + ".int64_list.value[" + std::to_string(i) + "]\""));
+          m.collection_def[key] = std::move(ints);
         } else if (kind == "float_list") {
           FloatList floats;
           for (const auto& x : items) floats.value.push_back(number_from_json(x));
@@ -310,6 +341,28 @@ inline MetaGraphDef meta_graph_from_json(const nlohmann::json& j, std::string_vi
     if (e.message().starts_with(where)) throw;
     throw DataLossError(where + ": malformed MetaGraphDef at \"" + field + "\": " + e.message());
   }
+}
+
+// The text of a symflow .meta file: the JSON of `m` with its checksum (docs/formats.md),
+// indented by one space when `as_text`, else on one line.
+inline std::string serialize_meta_graph_json(const MetaGraphDef& m, bool as_text) {
+  nlohmann::json j = meta_graph_to_json(m);
+  io::add_json_checksum(j);
+  return j.dump(as_text ? 1 : -1);
+}
+
+// Parses the text of a symflow .meta file: JSON that is not valid, a checksum that does not
+// match and content that is not a MetaGraphDef are each a DataLossError naming `source`. A
+// file without a checksum (written before files had one) is read as it is.
+inline MetaGraphDef parse_meta_graph_json(std::string_view text, std::string_view source) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw DataLossError(std::string(source) +
+                        ": not valid JSON; expected a MetaGraphDef written by "
+                        "export_meta_graph or Saver::save, or TensorFlow's binary or text "
+                        "MetaGraphDef");
+  io::verify_json_checksum(j, source);
+  return meta_graph_from_json(j, source);
 }
 
 }  // namespace symflow::train

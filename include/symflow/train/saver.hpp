@@ -276,7 +276,33 @@ class Saver {
   Clock::time_point next_keep_time_;
 };
 
+// The Savers of a collection of the default graph (or of `graph`): TensorFlow's
+// get_collection(GraphKeys.SAVERS). The collection keeps each Saver as its serialized
+// SaverDef (add_to_collection below); an item that is not one is a TypeError.
+inline std::vector<Saver> savers_in(std::string_view key = GraphKeys::SAVERS,
+                                    const Graph& graph = get_default_graph()) {
+  std::vector<Saver> out;
+  for (const CollectionValue& item : graph.get_collection(key)) {
+    const auto* bytes = std::get_if<std::string>(&item);
+    if (!bytes)
+      throw TypeError("Collection '" + std::string(key) + "' holds an item that is not a Saver");
+    out.push_back(Saver::from_saver_def(parse_saver_def(*bytes), graph));
+  }
+  return out;
+}
+
 }  // namespace symflow::train
+
+namespace symflow {
+
+// tf.add_to_collection(key, saver): the collection keeps the Saver's SaverDef, which
+// export_meta_graph writes as TensorFlow does (a bytes_list of SaverDefs) and
+// train::savers_in turns back into Savers, after import_meta_graph too.
+inline void add_to_collection(std::string_view key, const train::Saver& saver) {
+  get_default_graph().add_to_collection(key, train::serialize_saver_def(saver.as_saver_def()));
+}
+
+}  // namespace symflow
 
 #if !defined(SYMFLOW_COMPILED)
 #include "symflow/train/saver_inl.hpp"

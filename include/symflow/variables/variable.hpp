@@ -4,6 +4,7 @@
 //   initializer) and Variable/read (Identity: the value other ops use),
 // and adds the variable to GLOBAL_VARIABLES (and TRAINABLE_VARIABLES).
 
+#include <concepts>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -122,6 +123,13 @@ class Variable {
   }
 
   friend bool operator==(const Variable& a, const Variable& b) { return a.op_ == b.op_; }
+  // An item of get_collection is this variable when it holds its op (a template, so
+  // that nothing converts to a collection item on the way).
+  template <std::same_as<CollectionValue> Item>
+  friend bool operator==(const Variable& a, const Item& item) {
+    const auto* op = std::get_if<Operation>(&item);
+    return op && *op == a.op_;
+  }
 
  private:
   using Init = std::variant<Value, Output, InitialValueFn>;
@@ -191,6 +199,9 @@ class Variable {
 // not the tensor it reads.
 inline void add_to_collection(std::string_view key, const Variable& v) {
   get_default_graph().add_to_collection(key, v.op());
+}
+inline void Graph::add_to_collection(std::string_view key, const Variable& v) {
+  add_to_collection(key, v.op());
 }
 
 // The state ops take a variable itself (its reference), as in TensorFlow.
