@@ -29,6 +29,10 @@ BUILD_TYPE   ?= Release
 BUILD_DIR    ?= build
 ASAN_DIR     ?= build-asan
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+# Most tests are short processes whose time goes to starting and waiting rather than to the
+# CPU, so ctest runs twice as many side by side as there are cores (the unit tests on 2 cores:
+# 39 s with -j2, 28 s with -j8).
+CTEST_JOBS   ?= $(shell echo $$(( $(JOBS) * 2 )))
 CMAKE_ARGS   ?=
 CTEST_ARGS   ?=
 DEMO_EPOCHS  ?= 10
@@ -65,7 +69,7 @@ demo: configure
 	cd $(BUILD_DIR)/demo && ../examples/fashion_mnist_restore --checkpoint-dir checkpoints
 
 test: build
-	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS) $(CTEST_ARGS)
+	$(CTEST) --test-dir $(BUILD_DIR) --output-on-failure -j$(CTEST_JOBS) $(CTEST_ARGS)
 
 # Sanitizers: optimised (-O1) with line tables (-g1) and assertions on, so the tests stay fast.
 asan-configure: deps
