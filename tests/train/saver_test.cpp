@@ -301,11 +301,13 @@ TEST_CASE("A save killed at any point leaves the previous checkpoint whole and f
   // A child process saves checkpoints in a loop, the value of "a" equal to the step;
   // the parent kills it after a random delay, then restores whatever latest_checkpoint
   // names. Each restored checkpoint must be complete and hold its own step's values.
+  // 120 kills (about 3 s); the next save then leaves none of the killed writes' temporary
+  // files behind.
   fs::path dir = fresh_dir("killed");
   std::mt19937 rng(1234);
   std::uniform_int_distribution<int> delay_us(0, 30000);
   int restored_some = 0;
-  for (int round = 0; round < 20; ++round) {
+  for (int round = 0; round < 120; ++round) {
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
@@ -346,6 +348,17 @@ TEST_CASE("A save killed at any point leaves the previous checkpoint whole and f
     ++restored_some;
   }
   CHECK(restored_some > 0);
+
+  TwoVariables m;
+  tf::train::Saver saver({.max_to_keep = 3});
+  tf::Session sess;
+  sess.run(tf::global_variables_initializer());
+  saver.save(sess, (dir / "model").string(), 1000000);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().filename().string().find(".tmp") != std::string::npos)
+      left.push_back(entry.path().filename().string());
+  CHECK(left.empty());
 }
 
 }  // namespace symflow_test_train_saver_test
