@@ -8,8 +8,15 @@
 #                      Fashion-MNIST for DEMO_EPOCHS epochs (10), saving checkpoints, and
 #                      examples/fashion_mnist_restore restores the newest one without the
 #                      model's code and prints the same test accuracy
-#   make test          build everything, then run all tests with ctest
+#   make test          build everything, then run all tests with ctest (the sanitizer builds
+#                      and, without a GPU, the CUDA build are targets of their own, below)
 #   make asan          the same in build-asan/ with AddressSanitizer + UBSan
+#   make sanitize      what CI runs besides make test: the unit, Thrust and fuzz-corpus tests
+#                      under AddressSanitizer + UBSan (build-asan/), then make tsan
+#   make tsan          the concurrent-run tests under ThreadSanitizer (build-tsan/)
+#   make cuda-check    where nvcc is but no GPU: build the CUDA backend, the CUDA tests and
+#                      examples/devices with nvcc (build-cuda/) and run the CUDA tests' no-GPU
+#                      cases; where a GPU is, make test does all that already
 #   make bench         install the benchmark peers (scripts/install-bench-deps.sh), build bench/
 #                      in build-bench/ and run it: bench/RESULTS.md, bench/results.json
 #   make interop       symflow against real TensorFlow (pip's tensorflow-cpu, installed when
@@ -18,7 +25,8 @@
 #                      for FUZZ_SECONDS (60) from its corpus (scripts/fuzz.sh)
 #   make format        clang-format -i the C++ sources
 #   make format-check  fail if a C++ source is not clang-formatted
-#   make clean         remove the build directories (build, build-asan, build-bench, build-fuzz)
+#   make clean         remove the build directories (build, build-asan, build-tsan, build-cuda,
+#                      build-bench, build-fuzz)
 
 SHELL := /bin/bash
 
@@ -28,6 +36,8 @@ CLANG_FORMAT ?= clang-format
 BUILD_TYPE   ?= Release
 BUILD_DIR    ?= build
 ASAN_DIR     ?= build-asan
+TSAN_DIR     ?= build-tsan
+CUDA_DIR     ?= build-cuda
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 # Most tests are short processes whose time goes to starting and waiting rather than to the
 # CPU, so ctest runs twice as many side by side as there are cores (the unit tests on 2 cores:
@@ -45,8 +55,8 @@ FORMAT_DIRS   = $(wildcard include tests examples bench)
 FORMAT_FILES  = $(if $(FORMAT_DIRS),$(shell find $(FORMAT_DIRS) -type f \
                   \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cuh' -o -name '*.cu' \) | sort))
 
-.PHONY: all deps configure build demo test asan asan-configure asan-build bench fuzz interop format \
-        format-check clean
+.PHONY: all deps configure build demo test asan asan-configure asan-build sanitize tsan \
+        cuda-check bench fuzz interop format format-check clean
 
 all: build
 
@@ -91,6 +101,30 @@ asan: asan-build
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  $(CTEST) --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) -LE package $(CTEST_ARGS)
 
+# The sanitizers as CI runs them: the test binary and the fuzz corpora's replayer (not the
+# examples or the package builds, whose code the tests cover) under ASan + UBSan, then TSan.
+sanitize: asan-configure
+	$(CMAKE) --build $(ASAN_DIR) -j$(JOBS) --target symflow_tests symflow_fuzz_replay
+	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(CTEST) --test-dir $(ASAN_DIR) --output-on-failure -j$(CTEST_JOBS) \
+	    -L 'unit|thrust|fuzz' -E '^(native|allocation)/' $(CTEST_ARGS)
+	$(MAKE) tsan
+
+tsan: deps
+	$(CMAKE) -S . -B $(TSAN_DIR) -DCMAKE_BUILD_TYPE=Release -DSYMFLOW_TSAN=ON \
+	  -DSYMFLOW_BUILD_EXAMPLES=OFF -DSYMFLOW_BUILD_TOOLS=OFF $(CMAKE_ARGS)
+	$(CMAKE) --build $(TSAN_DIR) -j$(JOBS) --target symflow_tsan_tests
+	$(CTEST) --test-dir $(TSAN_DIR) --output-on-failure -L tsan $(CTEST_ARGS)
+
+cuda-check: deps
+	@if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then \
+	  echo "cuda-check: no nvcc (/usr/local/cuda/bin/nvcc): nothing to check"; exit 0; fi; \
+	$(CMAKE) -S . -B $(CUDA_DIR) -DCMAKE_BUILD_TYPE=Release -DSYMFLOW_CUDA=ON \
+	  -DSYMFLOW_BUILD_TOOLS=OFF $(CMAKE_ARGS) && \
+	$(CMAKE) --build $(CUDA_DIR) -j$(JOBS) --target symflow_cuda_tests devices_cuda && \
+	$(CTEST) --test-dir $(CUDA_DIR) --output-on-failure -L cuda $(CTEST_ARGS)
+
 # Benchmarks (issue 7): symflow side by side with TensorFlow, LibTorch, OpenBLAS and
 # hand-written Eigen. Release build of bench/ only; BENCH_ARGS go to bench/run.py
 # (e.g. BENCH_ARGS='--repetitions 3' or BENCH_ARGS='--filter matmul').
@@ -111,4 +145,4 @@ format-check:
 	@if [ -n "$(FORMAT_FILES)" ]; then $(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES); fi
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(BENCH_DIR) build-fuzz
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(CUDA_DIR) $(BENCH_DIR) build-fuzz

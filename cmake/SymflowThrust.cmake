@@ -12,9 +12,11 @@
 #
 #   SYMFLOW_THRUST  ON when Thrust's headers are found (CUDA's CCCL under /usr/local/cuda).
 #   SYMFLOW_CUDA    enables the CUDA language and makes symflow::cuda. Default: ON when symflow
-#                   is the top-level project and nvcc is found as well; OFF when a parent
-#                   project pulls symflow in with add_subdirectory (it sets SYMFLOW_CUDA=ON to
-#                   get symflow::cuda, and then had best enable CUDA itself, at its top).
+#                   is the top-level project, nvcc is found and a GPU is visible (nvidia-smi);
+#                   OFF when a parent project pulls symflow in with add_subdirectory (it sets
+#                   SYMFLOW_CUDA=ON to get symflow::cuda, and then had best enable CUDA
+#                   itself, at its top). Without a GPU, `make cuda-check` turns it on in a
+#                   build of its own to check that the CUDA code compiles (CI runs it).
 #
 # Why not always when nvcc is found: CUDA is a language of the whole build. Enabling it from a
 # subproject made nvcc and CMake's support for it part of every consumer's configure, even a
@@ -67,15 +69,25 @@ endif()
 # check_language() only where CUDA may be switched on by default: a consumer that vendors
 # symflow does not run nvcc's trial project unless it asks for symflow::cuda.
 include(CheckLanguage)
+# Whether a GPU is visible now: the CUDA tests run only then (tests/CMakeLists.txt), and only
+# then is CUDA on by default. Without one, nvcc's minutes (the backend's library alone is
+# about 190 s of CPU) would buy a compile check and nothing run: `make cuda-check` does that.
+execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _symflow_gpu_rc OUTPUT_QUIET ERROR_QUIET)
+if(_symflow_gpu_rc EQUAL 0)
+  set(SYMFLOW_GPU_VISIBLE ON)
+else()
+  set(SYMFLOW_GPU_VISIBLE OFF)
+endif()
 set(_symflow_cuda_default OFF)
-if(PROJECT_IS_TOP_LEVEL AND SYMFLOW_THRUST)
+if(PROJECT_IS_TOP_LEVEL AND SYMFLOW_THRUST AND SYMFLOW_GPU_VISIBLE)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     set(_symflow_cuda_default ON)
   endif()
 endif()
 option(SYMFLOW_CUDA "Enable CUDA, make symflow::cuda and the CUDA tests (needs nvcc; \
-default ON only when symflow is the top-level project and nvcc is found)" ${_symflow_cuda_default})
+default ON only when symflow is the top-level project, nvcc is found and a GPU is visible)"
+  ${_symflow_cuda_default})
 
 if(SYMFLOW_CUDA)
   check_language(CUDA)
@@ -85,13 +97,6 @@ if(SYMFLOW_CUDA)
   # C++20 for nvcc too; its host compiler is the C++ compiler.
   if(NOT CMAKE_CUDA_HOST_COMPILER)
     set(CMAKE_CUDA_HOST_COMPILER "${CMAKE_CXX_COMPILER}")
-  endif()
-  # Whether a GPU is visible now (the CUDA tests run only then; tests/CMakeLists.txt).
-  execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _symflow_gpu_rc OUTPUT_QUIET ERROR_QUIET)
-  if(_symflow_gpu_rc EQUAL 0)
-    set(SYMFLOW_GPU_VISIBLE ON)
-  else()
-    set(SYMFLOW_GPU_VISIBLE OFF)
   endif()
   if(NOT CMAKE_CUDA_ARCHITECTURES)
     # H100 / H200; override with -DCMAKE_CUDA_ARCHITECTURES. Where no GPU is visible the
