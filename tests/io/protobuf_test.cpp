@@ -107,7 +107,8 @@ TEST_CASE("io/protobuf: damaged messages are DataLossErrors that say where") {
   CHECK_THROWS_AS(read_all(bytes({0x0C})), tf::DataLossError);
   CHECK_THROWS_AS(read_all(bytes({0x0B, 0x08, 0x01})), tf::DataLossError);
   // Reading a field as the wrong wire type.
-  wire::WireReader r(bytes({0x08, 0x01}), "typed.pb");
+  const std::string varint_field = bytes({0x08, 0x01});  // the reader keeps a view of it
+  wire::WireReader r(varint_field, "typed.pb");
   REQUIRE(r.next());
   CHECK_THROWS_WITH_AS(r.bytes(), doctest::Contains("expected length-delimited bytes"),
                        tf::DataLossError);

@@ -101,6 +101,8 @@ inline std::int64_t zigzag_decode(std::uint64_t v) {
 class WireReader {
  public:
   WireReader(std::string_view data, std::string where) : data_(data), where_(std::move(where)) {}
+  // The reader keeps a view of the bytes: a temporary string would be gone before it is read.
+  WireReader(std::string&& data, std::string where) = delete;
 
   // Moves to the next field; false at the end of the message.
   bool next() {
