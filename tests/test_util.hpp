@@ -19,6 +19,15 @@
 
 namespace symflow::test {
 
+// A fresh, empty folder `folder` under the working directory, for one test case: ctest runs
+// cases side by side, so each case names its own.
+inline std::filesystem::path fresh_dir(const std::string& folder) {
+  std::filesystem::path dir = std::filesystem::current_path() / folder;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open test data file " + path);

@@ -34,10 +34,7 @@ using json = nlohmann::json;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::current_path() / ("meta_graph_integrity_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return tf::test::fresh_dir("meta_graph_integrity_test_" + name);
 }
 
 // A small linear model trained for a few steps and saved: the .meta holds constants,

@@ -24,10 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::current_path() / ("meta_graph_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return tf::test::fresh_dir("meta_graph_test_" + name);
 }
 
 const tf::Value kX = {{1.0f, 2.0f}, {2.0f, 1.0f}, {3.0f, -1.0f}};

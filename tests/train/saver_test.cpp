@@ -28,13 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory for one test case (ctest runs cases in parallel).
-fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::current_path() / ("saver_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return tf::test::fresh_dir("saver_test_" + name); }
 
 std::vector<std::string> files_in(const fs::path& dir) {
   std::vector<std::string> out;
