@@ -15,9 +15,9 @@ namespace symflow::test::gpu {
 inline const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
 inline const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
 
-// Whether the GPU is a CUDA device (symflow_cuda_tests) rather than Thrust's OpenMP or
-// C++ system on the host.
-#if defined(SYMFLOW_THRUST_CUDA)
+// Whether the GPU is a CUDA device (symflow_cuda_tests, which nvcc compiles) rather than
+// Thrust's OpenMP or C++ system on the host.
+#if defined(__CUDACC__)
 inline constexpr bool kCuda = true;
 #else
 inline constexpr bool kCuda = false;
