@@ -37,9 +37,9 @@ inline int report_gradient_coverage() {
   int differentiable = 0;
   std::string missing;
   for (const OpEntry& entry : kAllOps) {
-    // A while loop's ops: their gradients are not built yet (an UnimplementedError).
+    // A variable reference carried through a loop's frame has none (an UnimplementedError).
     if (entry.grad == nullptr || entry.grad == not_differentiable ||
-        entry.grad == detail::while_loop_grad)
+        entry.grad == detail::ref_frame_grad)
       continue;
     ++differentiable;
     if (!gradient_checked_ops().count(std::string(entry.def->type)))

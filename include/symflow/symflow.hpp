@@ -51,6 +51,7 @@
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/string_ops.hpp"
 #include "symflow/ops/summary_ops.hpp"
+#include "symflow/ops/tensor_array_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
 #include "symflow/ops/transform_ops.hpp"
 #include "symflow/ops/while_loop.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "symflow/backend/backend.hpp"
+#include "symflow/backend/step_resources.hpp"
 #include "symflow/backend/thread_pool.hpp"
 #include "symflow/backend/variable_store.hpp"
 #include "symflow/core/attr_value.hpp"
@@ -34,6 +35,7 @@ class KernelContext {
     std::span<std::shared_ptr<VariableSlot>> ref_outputs;
     ThreadPool* intra_op = nullptr;    // the session's intra-op threads; null: this thread only
     const Backend* backend = nullptr;  // the node's device; null: the host
+    StepResources* step = nullptr;     // this run's TensorArrays and stacks
   };
   KernelContext(const std::string& node_name, const AttrMap& attrs, std::span<const Value> inputs,
                 std::span<Value> outputs, Session session)
@@ -63,6 +65,11 @@ class KernelContext {
   void forward_ref(std::size_t input, std::size_t output) {
     ref_input(input);
     set_ref_output(output, session_.ref_inputs[input]);
+  }
+  // This run's resources (TensorArrays, stacks), which handles name.
+  StepResources& step_resources() const {
+    if (!session_.step) throw InternalError("No run resources in this context", node_name_);
+    return *session_.step;
   }
   // Output i is a reference to `slot` (VariableV2).
   void set_ref_output(std::size_t i, std::shared_ptr<VariableSlot> slot) {

@@ -20,7 +20,20 @@ namespace symflow {
 // `string` holds byte strings (std::string elements), as TensorFlow's tf.string does: no
 // arithmetic, host memory only, and no entry in visit_dtype (kernels that move bytes
 // cannot take it by accident; ops opt in with OpDef::accepts_strings).
-enum class DType : std::uint8_t { invalid, float32, float64, int32, int64, uint8, bool_, string };
+// `resource` is TensorFlow's handle to a run's TensorArray or stack: stored as a string
+// (the resource's name in the run, backend/step_resources.hpp), host memory only, and
+// taken only by the ops that say so (OpDef::accepts_resources).
+enum class DType : std::uint8_t {
+  invalid,
+  float32,
+  float64,
+  int32,
+  int64,
+  uint8,
+  bool_,
+  string,
+  resource
+};
 
 inline constexpr DType float32 = DType::float32;
 inline constexpr DType float64 = DType::float64;
@@ -73,6 +86,8 @@ constexpr std::string_view dtype_name(DType d) {
       return "bool";
     case DType::string:
       return "string";
+    case DType::resource:
+      return "resource";
     case DType::invalid:
       break;
   }
@@ -101,6 +116,8 @@ constexpr std::string_view dtype_enum_name(DType d) {
       return "DT_BOOL";
     case DType::string:
       return "DT_STRING";
+    case DType::resource:
+      return "DT_RESOURCE";
     case DType::invalid:
       break;
   }
@@ -124,6 +141,8 @@ constexpr std::string_view dtype_runtime_name(DType d) {
       return "bool";
     case DType::string:
       return "string";
+    case DType::resource:
+      return "resource";
     case DType::invalid:
       break;
   }
@@ -145,6 +164,7 @@ constexpr std::size_t dtype_size(DType d) {
     case DType::bool_:
       return 1;
     case DType::string:
+    case DType::resource:
       return sizeof(std::string);
     case DType::invalid:
       break;
@@ -155,6 +175,10 @@ constexpr std::size_t dtype_size(DType d) {
 // Every valid DType, in enum order.
 inline constexpr DType kAllDTypes[] = {DType::float32, DType::float64, DType::int32, DType::int64,
                                        DType::uint8,   DType::bool_,   DType::string};
+
+// Whether a value of `d` holds std::string objects (strings, resource handles): copied
+// element by element, never byte by byte.
+constexpr bool stores_strings(DType d) { return d == DType::string || d == DType::resource; }
 
 constexpr bool is_floating(DType d) { return d == DType::float32 || d == DType::float64; }
 constexpr bool is_integer(DType d) {
@@ -186,6 +210,8 @@ constexpr int dtype_tf_number(DType d) {
       return 10;
     case DType::string:
       return 7;
+    case DType::resource:
+      return 20;
     case DType::invalid:
       break;
   }
@@ -238,9 +264,11 @@ decltype(auto) visit_dtype(DType d, F&& f) {
     case DType::bool_:
       return f(type_tag<bool>{});
     case DType::string:
+    case DType::resource:
       throw TypeError(
           "Expected a number or bool dtype (float32, float64, int32, int64, uint8, "
-          "bool), got string");
+          "bool), got " +
+          std::string(dtype_name(d)));
     case DType::invalid:
       break;
   }

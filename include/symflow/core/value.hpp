@@ -84,7 +84,7 @@ inline std::size_t checked_value_bytes(DType dtype, const Dims& dims) {
 inline std::shared_ptr<void> allocate_value(DType dtype, const Dims& dims, bool for_overwrite) {
   const std::size_t bytes = checked_value_bytes(dtype, dims);
   try {
-    if (dtype == DType::string) return allocate_strings(bytes / dtype_size(dtype));
+    if (stores_strings(dtype)) return allocate_strings(bytes / dtype_size(dtype));
     return for_overwrite ? allocate_aligned_for_overwrite(bytes) : allocate_aligned(bytes);
   } catch (const std::bad_alloc&) {
     throw_out_of_memory(dtype, dims);
@@ -135,7 +135,7 @@ class Value {
   // convolution costs a pass over memory).
   static Value for_overwrite(DType dtype, Dims dims) {
     if (dtype == DType::invalid) throw TypeError("Cannot make a value of dtype invalid");
-    if (dtype == DType::string) return Value(dtype, std::move(dims));
+    if (stores_strings(dtype)) return Value(dtype, std::move(dims));
     Value v;
     v.owner_ = detail::allocate_value(dtype, dims, true);
     v.dtype_ = dtype;
@@ -330,7 +330,7 @@ class Value {
     if (is_none()) return {};
     check_host();
     Value v(dtype_, dims_);
-    if (dtype_ == DType::string)
+    if (stores_strings(dtype_))
       std::copy_n(static_cast<const std::string*>(data_), size(),
                   static_cast<std::string*>(v.data_));
     else if (nbytes())
@@ -357,7 +357,7 @@ class Value {
     if (a.is_none()) return true;
     a.check_host();
     b.check_host();
-    if (a.dtype_ == DType::string) {
+    if (stores_strings(a.dtype_)) {
       auto* x = static_cast<const std::string*>(a.data_);
       return std::equal(x, x + a.size(), static_cast<const std::string*>(b.data_));
     }
@@ -383,7 +383,9 @@ class Value {
 
   template <class T>
   void check_type() const {
-    if (dtype_ != dtype_v<T>) [[unlikely]]
+    // A resource handle is read as the string it is stored as.
+    if (dtype_ != dtype_v<T> && !(std::is_same_v<T, std::string> && dtype_ == DType::resource))
+        [[unlikely]]
       fail_type(dtype_v<T>);
   }
   [[noreturn, gnu::noinline, gnu::cold]] void fail_type(DType wanted) const {
@@ -422,7 +424,7 @@ class Value {
 
 inline Value Value::astype(DType dtype) const {
   if (dtype == dtype_ || is_none()) return *this;
-  if (dtype == DType::string || dtype_ == DType::string)  // TensorFlow's Cast has no such kernel
+  if (stores_strings(dtype) || stores_strings(dtype_))  // TensorFlow's Cast has no such kernel
     throw UnimplementedError("Cast " + std::string(dtype_runtime_name(dtype_)) + " to " +
                              std::string(dtype_runtime_name(dtype)) + " is not supported");
   Value out(dtype, dims_);

@@ -174,6 +174,15 @@ SYMFLOW_INLINE Operation Graph::create_in_context(const OpDef& def,
   } catch (const Error& e) {
     throw ValueError(e.message() + context());
   }
+  if (!def.accepts_resources) {
+    auto is_resource = [](const TensorSpec& t) { return t.dtype == DType::resource; };
+    const auto in = std::find_if(specs.begin(), specs.end(), is_resource);
+    if (in != specs.end() || std::any_of(node.outputs.begin(), node.outputs.end(), is_resource))
+      throw TypeError((in != specs.end()
+                           ? "Input " + std::to_string(in - specs.begin()) + " is a resource handle"
+                           : std::string("An output would be a resource handle")) +
+                      ", and " + std::string(def.type) + " takes none" + context());
+  }
   if (!def.accepts_strings) {
     auto is_string = [](const TensorSpec& t) { return t.dtype == DType::string; };
     const auto in = std::find_if(specs.begin(), specs.end(), is_string);
@@ -326,6 +335,20 @@ SYMFLOW_INLINE TensorRef context_add_value(const Graph& g, std::uint32_t context
   if (ctx().values.count(value)) {
     auto it = ctx().external_values.find(value);
     return it == ctx().external_values.end() ? value : it->second;
+  }
+  // A backward loop reads a tensor of its forward loop as that tensor's value in the
+  // matching forward iteration (tf.gradients keeps them on stacks).
+  if (ctx().gradient_of != 0 && s.forward_value_in_backprop) {
+    const Node& n = s.node(value.node);
+    std::uint32_t forward = s.loop_of(n.context);
+    if (forward != 0 && is_exit_op(n.def)) forward = s.loop_of(s.flow_contexts[forward - 1].outer);
+    if (forward == ctx().gradient_of) {
+      const TensorRef real = s.forward_value_in_backprop(context, value);
+      ctx().values.insert(value);
+      ctx().values.insert(real);
+      ctx().external_values[value] = real;
+      return real;
+    }
   }
   TensorRef result = value;
   ctx().values.insert(value);

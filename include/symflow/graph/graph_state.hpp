@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,15 @@ struct ControlFlowContext {
   std::uint32_t outer = 0;     // the enclosing context (an index into flow_contexts, from 1)
   std::set<TensorRef> values;  // tensors the context reads as they are
   std::map<TensorRef, TensorRef> external_values;  // an outside tensor -> what it reads
+  // A loop's LoopCond output, its Exits (the loop variables' last values) and whether
+  // gradients may flow through it (tf.while_loop's back_prop).
+  TensorRef loop_cond;
+  std::vector<TensorRef> loop_exits;
+  bool back_prop = true;
+  // A loop that computes the gradient of another (TensorFlow's grad_state): the forward
+  // loop's context, and the backward Merge made for each forward loop Switch.
+  std::uint32_t gradient_of = 0;
+  std::map<NodeId, TensorRef> switch_merges;
 };
 
 inline bool is_valid_node_name(std::string_view name) {
@@ -98,6 +108,10 @@ class GraphState {
   std::uint32_t current_context = 0;              // the context being built (from 1); 0: none
   std::set<TensorRef> unfeedable;  // tensors prevent_feeding marked: a run may not feed them
   std::set<NodeId> unfetchable;    // ops prevent_fetching marked: a run may not fetch them
+  // While tf.gradients builds a loop's gradient: what a backward loop reads for a tensor of
+  // its forward loop (the value of the matching forward iteration, kept on a stack).
+  std::function<TensorRef(std::uint32_t backward_context, TensorRef forward_value)>
+      forward_value_in_backprop;
 
   // The innermost loop context `context` is in or is (0: none).
   std::uint32_t loop_of(std::uint32_t context) const {

@@ -290,6 +290,8 @@ inline constexpr std::uint64_t tf_datatype_number(DType d) {
       return 9;
     case DType::bool_:
       return 10;
+    case DType::resource:
+      return 20;
     case DType::invalid:
       break;
   }

@@ -193,6 +193,8 @@ inline const AttrMap* tf_default_attrs(std::string_view op) {
       {"SparseSoftmaxCrossEntropyWithLogits", {{"Tlabels", AttrValue(DType::int64)}}},
       {"SplitV", {{"Tlen", AttrValue(DType::int64)}}},
       {"Squeeze", {{"squeeze_dims", AttrValue(IntList{})}}},
+      {"StackPushV2", {{"swap_memory", AttrValue(false)}}},
+      {"StackV2", {{"stack_name", AttrValue(std::string(""))}}},
       {"StridedSlice",
        {{"begin_mask", AttrValue(std::int64_t{0})},
         {"end_mask", AttrValue(std::int64_t{0})},

@@ -102,8 +102,8 @@ inline void resolve_handle_dtypes(GraphDef& graph_def,
     if (d == DType::invalid)
       throw UnimplementedError("Node '" + n.name + "' (" + n.op +
                                ") has a DT_RESOURCE attr whose handle symflow cannot follow "
-                               "back to a resource variable (VarHandleOp); symflow runs "
-                               "resource variables as ref variables and has no handle dtype");
+                               "back to a resource variable (VarHandleOp), a TensorArray or a "
+                               "stack; symflow runs resource variables as ref variables");
     for (auto& [name, value] : n.attr)
       if (auto* t = std::get_if<DType>(&value); t && *t == DType::invalid) *t = d;
     n.attr.erase("_output_shapes");
@@ -134,6 +134,10 @@ inline void rewrite_tf_ops(GraphDef& graph_def) {
     if (n.op == "VarHandleOp" || n.op == "Variable")
       if (auto it = n.attr.find("dtype"); it != n.attr.end())
         if (const auto* d = std::get_if<DType>(&it->second)) handle_dtypes[n.name] = *d;
+  // A TensorArray's or a stack's handle stays a handle (DType::resource).
+  for (const NodeDef& n : graph_def.node)
+    if (n.op == "TensorArrayV3" || n.op == "TensorArrayGradV3" || n.op == "StackV2")
+      handle_dtypes[n.name] = DType::resource;
   r::resolve_handle_dtypes(graph_def, handle_dtypes);
 
   std::vector<NodeDef> added;

@@ -27,9 +27,11 @@
 #include "symflow/ops/reduction_grad.hpp"
 #include "symflow/ops/shape_grad.hpp"
 #include "symflow/ops/sparse_ops.hpp"
+#include "symflow/ops/stack_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/string_ops.hpp"
 #include "symflow/ops/summary_ops.hpp"
+#include "symflow/ops/tensor_array_ops.hpp"
 #include "symflow/ops/training_ops.hpp"
 #include "symflow/ops/transform_grad.hpp"
 
@@ -77,7 +79,7 @@ inline constexpr auto kAllOps = detail::join_entries(
     detail::kConvOpEntries, detail::kTrainingOpEntries, detail::kStringOpEntries,
     detail::kIoOpEntries, detail::kDataFlowOpEntries, detail::kParsingOpEntries,
     detail::kLoggingOpEntries, detail::kSparseOpEntries, detail::kSummaryOpEntries,
-    detail::kCandidateSamplingOpEntries);
+    detail::kCandidateSamplingOpEntries, detail::kStackOpEntries, detail::kTensorArrayOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

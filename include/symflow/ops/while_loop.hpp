@@ -100,6 +100,7 @@ class WhileBuilder {
     c.is_loop = true;
     c.frame_name = frame_name;
     c.parallel_iterations = options_.parallel_iterations;
+    c.back_prop = options_.back_prop;
     c.outer = s.current_context;
     s.flow_contexts.push_back(std::move(c));
     context_ = static_cast<std::uint32_t>(s.flow_contexts.size());
@@ -141,6 +142,7 @@ class WhileBuilder {
     GraphState& s = graph_.state();
     if (!pred.valid()) throw ValueError("while_loop: cond returned an empty tensor handle");
     loop_cond_ = graph_.create_op(kLoopCondOp, {pred}, {}, "LoopCond").output(0);
+    s.flow_contexts[context_ - 1].loop_cond = loop_cond_.ref();
     std::vector<Output> identities;
     for (const Output& m : merges_) {
       const Operation sw = make_switch(graph_, m, loop_cond_, "Switch", false);
@@ -185,6 +187,7 @@ class WhileBuilder {
       exits.push_back(
           graph_.create_op(kExitOp, {sw.output(0)}, {{"T", sw.output(0).dtype()}}, "Exit")
               .output(0));
+    for (const Output& e : exits) s.flow_contexts[context_ - 1].loop_exits.push_back(e.ref());
     s.current_context = outer_;
     return exits;
   }

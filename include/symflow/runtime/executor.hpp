@@ -302,7 +302,8 @@ class Run {
                        {buf.ref_inputs.data(), s.takes_refs ? s.num_inputs : 0},
                        {ref_outputs, s.num_outputs},
                        session_.intra_op,
-                       &backend});
+                       &backend,
+                       &step_resources_});
     const AllocationLimitScope memory_limit(session_.memory_limit_bytes);
     try {
       if (state) {
@@ -562,6 +563,7 @@ class Run {
   ScratchLease lease_;
   RunScratch& scratch_;
   TensorSlots& slots_;
+  StepResources step_resources_;
   std::size_t num_threads_ = 1;
   bool threaded_ = false;
   bool sweep_all_ = false;  // empty every slot at the end, not only Plan::end_slots

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "symflow/ops/control_ops.hpp"
 #include "symflow/ops/registry.hpp"
 #include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/while_grad.hpp"
 #include "symflow/train/gradients.hpp"
 
 namespace symflow {
@@ -27,29 +30,43 @@ struct TensorRefLess {
   }
 };
 
-// The ops on a data path from one of `from` to one of `to` (both ends included).
+// Whether a gradient can flow through tensor `r` (TensorFlow's _IsBackpropagatable):
+// floating-point values and resource handles.
+inline bool backpropagatable(const detail::GraphState& g, TensorRef r) {
+  const DType d = g.node(r.node).outputs.at(static_cast<std::size_t>(r.index)).dtype;
+  return is_floating(d) || d == DType::resource;
+}
+
+// The ops on a path from one of `from` to one of `to` (both ends included), the path from
+// `from` going through tensors a gradient can flow through. Node ids are a topological
+// order but for a while loop's back edges, so the sweeps repeat until nothing changes.
 inline std::vector<bool> ops_between(const detail::GraphState& g, const std::vector<NodeId>& from,
                                      const std::vector<NodeId>& to) {
   const std::size_t n = g.nodes.size();
-  // Reached from `from`: node ids are a topological order, so one forward sweep does.
   std::vector<bool> reached(n, false);
   for (NodeId id : from) reached[id.value] = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (reached[i]) continue;
-    for (const TensorRef& in : g.nodes[i].inputs)
-      if (reached[in.node.value]) {
-        reached[i] = true;
-        break;
-      }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (reached[i]) continue;
+      for (const TensorRef& in : g.nodes[i].inputs)
+        if (reached[in.node.value] && backpropagatable(g, in)) {
+          reached[i] = changed = true;
+          break;
+        }
+    }
   }
-  // Of those, the ones that reach `to`: one backward sweep.
   std::vector<bool> between(n, false);
   for (NodeId id : to)
     if (reached[id.value]) between[id.value] = true;
-  for (std::size_t i = n; i-- > 0;) {
-    if (!between[i]) continue;
-    for (const TensorRef& in : g.nodes[i].inputs)
-      if (reached[in.node.value]) between[in.node.value] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = n; i-- > 0;) {
+      if (!between[i]) continue;
+      for (const TensorRef& in : g.nodes[i].inputs)
+        if (reached[in.node.value] && !between[in.node.value])
+          between[in.node.value] = changed = true;
+    }
   }
   return between;
 }
@@ -153,32 +170,97 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
   for (const Output& x : xs) from.push_back(x.op().id());
   for (const Output& y : ys) to.push_back(y.op().id());
   std::vector<bool> between = detail::ops_between(state, from, to);
-  std::vector<bool> stopped(state.nodes.size(), false);
+  // A while loop on the path: its gradient's counters and backward loop, and every one
+  // of its Exits, which all take part (TensorFlow's ControlFlowState).
+  LoopGradients loops(g);
+  for (std::size_t i = 0; i < between.size(); ++i) {
+    const Operation op(g.state_ptr(), NodeId{static_cast<std::uint32_t>(i)});
+    if (!between[i] || !is_loop_exit(state, op.node())) continue;
+    for (const TensorRef& e : loops.add_loop(op).forward_exits) between[e.node.value] = true;
+  }
+  const std::size_t n = between.size();  // the ops made from here on are not on the path
+  auto on_path = [&](std::size_t k) { return k < n && between[k]; };
+  std::vector<bool> stopped(n, false);
   for (const Output& s : options.stop_gradients) stopped[s.op().id().value] = true;
 
   // TensorFlow's order: an op is ready once every consumer on a path has passed its
   // gradients back (pending counts over data inputs), and ready ops are handled first in,
   // first out, starting from the ys. The order decides the order of the gradients an AddN
   // sums and the numbering of the nodes built on the way.
-  const std::size_t n = state.nodes.size();
   std::vector<int> pending_count(n, 0);
   for (std::size_t i = 0; i < n; ++i)
     if (between[i])
       for (const TensorRef& in : state.nodes[i].inputs)
-        if (between[in.node.value]) ++pending_count[in.node.value];
+        if (on_path(in.node.value)) ++pending_count[in.node.value];
   std::deque<std::size_t> ready;
   std::vector<bool> queued(n, false);
+  std::set<std::size_t> to_set;
   for (NodeId id : to)
     if (between[id.value] && pending_count[id.value] == 0 && !queued[id.value]) {
       queued[id.value] = true;
+      to_set.insert(id.value);
       ready.push_back(id.value);
     }
-  // Once op i is handled, its inputs have one consumer fewer to wait for.
+  auto has_grads = [&](std::size_t i) {
+    const Node& node = state.nodes[i];
+    for (std::size_t k = 0; k < node.outputs.size(); ++k)
+      if (pending.count(TensorRef{NodeId{static_cast<std::uint32_t>(i)}, static_cast<int>(k)}))
+        return true;
+    return false;
+  };
+  // An Exit without a gradient gets zeros when another Exit of its loop has one.
+  auto zeros_for_exit = [&](TensorRef exit) {
+    const Output out(Operation(g.state_ptr(), exit.node), exit.index);
+    if (is_floating(out.dtype())) pending[exit].push_back(LoopGradients::zeros_for_exit(out));
+  };
+  // The Exits of a loop wait for each other (TensorFlow's deferred exits).
+  auto exit_ready = [&](std::size_t k) {
+    GradLoopState& st = *loops.find(state.loop_of(state.nodes[k].context));
+    st.deferred_exits.push_back(TensorRef{NodeId{static_cast<std::uint32_t>(k)}, 0});
+    if (--st.pending_exits != 0) return;
+    bool any_grad = false;
+    for (const TensorRef& e : st.deferred_exits) {
+      if (!has_grads(e.node.value)) {
+        st.unused_exits.push_back(e);
+        continue;
+      }
+      any_grad = true;
+      ready.push_back(e.node.value);
+    }
+    for (const TensorRef& e : st.unused_exits) {
+      if (any_grad) zeros_for_exit(e);
+      ready.push_back(e.node.value);
+    }
+  };
+  // Exits that nothing on the path reads (TensorFlow's ProcessUnusedLoopExits).
+  for (auto& [forward, st] : loops.states()) {
+    std::vector<TensorRef> unused;
+    for (const TensorRef& e : st.forward_exits) {
+      if (pending_count[e.node.value] != 0) continue;
+      --st.pending_exits;
+      if (!to_set.count(e.node.value)) st.unused_exits.push_back(e);
+      if (st.pending_exits == 0) unused = st.unused_exits;
+    }
+    for (const TensorRef& e : unused) {
+      const Output out(Operation(g.state_ptr(), e.node), e.index);
+      if (!is_floating(out.dtype())) continue;
+      zeros_for_exit(e);
+      ready.push_back(e.node.value);
+    }
+  }
+  // Once op i is handled, its inputs have one consumer fewer to wait for. A loop's Switch
+  // is handled twice: once its Exit is done, and again once its body is.
   auto release_inputs = [&](std::size_t i) {
     for (const TensorRef& in : state.nodes[i].inputs) {
       const std::size_t k = in.node.value;
-      if (!between[k]) continue;
-      if (--pending_count[k] == 0 && !queued[k]) {
+      if (!on_path(k)) continue;
+      const bool zero = --pending_count[k] == 0;
+      const bool loop_switch =
+          !loops.empty() && pending_count[k] > 0 && is_loop_switch(state, state.nodes[k]);
+      if (!zero && !loop_switch) continue;
+      if (!loops.empty() && is_loop_exit(state, state.nodes[k])) {
+        exit_ready(k);
+      } else if (loop_switch || !queued[k] || is_loop_switch(state, state.nodes[k])) {
         queued[k] = true;
         ready.push_back(k);
       }
@@ -191,25 +273,31 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
     // Only ops with an input on the path need their gradient (an x's own op does not).
     bool has_path_input = false;
     for (const TensorRef& in : state.nodes[i].inputs)
-      has_path_input = has_path_input || between[in.node.value];
+      has_path_input = has_path_input || on_path(in.node.value);
     if (!has_path_input) return;
 
     GradContext ctx{op, {}};
     std::vector<Gradient> out_grads;
     bool any = false;
-    for (int k = 0; k < op.num_outputs(); ++k) {
-      auto it = pending.find(TensorRef{op.id(), k});
-      Gradient grad = it == pending.end()
-                          ? Gradient{}
-                          : detail::aggregate(g, it->second, op, options.aggregation_method);
-      if (grad.valid()) {
-        any = true;
-        if (it->second.size() > 1) it->second = {grad};
+    {
+      InContext before(
+          g, loops.empty() ? g.state().current_context : loops.grad_context_for(op, true));
+      for (int k = 0; k < op.num_outputs(); ++k) {
+        auto it = pending.find(TensorRef{op.id(), k});
+        Gradient grad = it == pending.end()
+                            ? Gradient{}
+                            : detail::aggregate(g, it->second, op, options.aggregation_method);
+        if (grad.valid()) {
+          any = true;
+          if (it->second.size() > 1) it->second = {grad};
+        }
+        out_grads.push_back(grad);
       }
-      out_grads.push_back(grad);
     }
     if (!any) return;
 
+    InContext after(g,
+                    loops.empty() ? g.state().current_context : loops.grad_context_for(op, false));
     std::vector<Gradient> input_grads;
     if (detail::passes_slices(op) && out_grads.front().is_sparse()) {
       input_grads = {out_grads.front()};
@@ -222,12 +310,15 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
       // op's own "<op>_grad" scope.
       for (int k = 0; k < op.num_outputs(); ++k) {
         const Gradient& grad = out_grads[static_cast<std::size_t>(k)];
-        if (grad.valid())
+        if (grad.valid()) {
           ctx.grads.push_back(grad.is_sparse() ? Output{} : grad.dense());
-        else if (is_floating(op.output(k).dtype()))
-          ctx.grads.push_back(detail::zeros_for_unreached_output(op, k));
-        else
+        } else if (is_floating(op.output(k).dtype())) {
+          std::optional<Output> in_loop;
+          if (!loops.empty()) in_loop = loops.zeros_in_loop(op, k);
+          ctx.grads.push_back(in_loop ? *in_loop : detail::zeros_for_unreached_output(op, k));
+        } else {
           ctx.grads.emplace_back();
+        }
       }
       name_scope op_scope(g, op.name() + "_grad");
       // Slices reaching an op that needs a tensor become one (convert_to_tensor).
@@ -256,7 +347,7 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
                           std::to_string(inputs.size()) + " inputs");
     for (std::size_t k = 0; k < input_grads.size(); ++k) {
       const Gradient& grad = input_grads[k];
-      if (!grad.valid() || !between[inputs[k].op().id().value]) continue;
+      if (!grad.valid() || !on_path(inputs[k].op().id().value)) continue;
       const Shape& in_shape = inputs[k].get_shape();
       if (!grad.is_sparse() && in_shape.has_rank()) grad.dense().set_shape(in_shape);
       pending[inputs[k].ref()].push_back(grad);
@@ -268,6 +359,7 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
     backprop(i);
     release_inputs(i);
   }
+  loops.post_process();
 
   std::vector<Gradient> result;
   for (const Output& x : xs) {

@@ -284,7 +284,8 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
   // ops, whose output sizes hang on their indices' values, ParseExample, Print and Assert
   // (host ops in TensorFlow too), ScatterNd (no GPU kernel yet), the summary ops and the
   // candidate samplers (CPU only in TensorFlow).
-  CHECK(host_only == std::vector<std::string>{"SparseApplyMomentum",
+  CHECK(host_only == std::vector<std::string>{"ControlTrigger",
+                                              "SparseApplyMomentum",
                                               "SparseApplyAdagrad",
                                               "SparseApplyRMSProp",
                                               "SparseApplyCenteredRMSProp",
@@ -317,7 +318,11 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
                                               "LearnedUnigramCandidateSampler",
                                               "FixedUnigramCandidateSampler",
                                               "AllCandidateSampler",
-                                              "ComputeAccidentalHits"});
+                                              "ComputeAccidentalHits",
+                                              "StackV2",
+                                              "StackPushV2",
+                                              "StackPopV2",
+                                              "StackCloseV2"});
 }
 
 TEST_CASE("thrust/placement: nodes that read or make strings run on the CPU") {

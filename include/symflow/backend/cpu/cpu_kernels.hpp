@@ -24,9 +24,11 @@
 #include "symflow/backend/cpu/kernels/reduction.hpp"
 #include "symflow/backend/cpu/kernels/shape.hpp"
 #include "symflow/backend/cpu/kernels/sparse.hpp"
+#include "symflow/backend/cpu/kernels/stack.hpp"
 #include "symflow/backend/cpu/kernels/state.hpp"
 #include "symflow/backend/cpu/kernels/string.hpp"
 #include "symflow/backend/cpu/kernels/summary.hpp"
+#include "symflow/backend/cpu/kernels/tensor_array.hpp"
 #include "symflow/backend/cpu/kernels/training.hpp"
 #include "symflow/backend/cpu/kernels/transform.hpp"
 
@@ -46,7 +48,7 @@ inline constexpr auto kCpuKernels = join_cpu_kernels(
     kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels, kShapeCpuKernels,
     kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels, kTrainingCpuKernels, kStringCpuKernels,
     kIoCpuKernels, kDataFlowCpuKernels, kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels,
-    kSummaryCpuKernels, kCandidateSamplingCpuKernels);
+    kSummaryCpuKernels, kCandidateSamplingCpuKernels, kStackCpuKernels, kTensorArrayCpuKernels);
 
 // Each op has one kernel here. Ops are told apart by their type names, not their
 // addresses: GCC cannot compare addresses in a constant expression under

@@ -51,7 +51,8 @@ SYMFLOW_OP_DEF(kIdentityOp, OpDef{.type = "Identity",
                                   .num_inputs = 1,
                                   .infer = same_as_input,
                                   .forwards_ref = true,
-                                  .accepts_strings = true});
+                                  .accepts_strings = true,
+                                  .accepts_resources = true});
 
 // Resolves a target shape with at most one -1 against `n` elements. When impossible:
 // nullopt, and `error` worded as TensorFlow's kernel words it, or as its shape function

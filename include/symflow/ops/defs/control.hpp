@@ -32,7 +32,8 @@ SYMFLOW_OP_DEF(kSwitchOp, OpDef{.type = "Switch",
                                 .num_inputs = 2,
                                 .infer = infer_switch,
                                 .dead_outputs = true,
-                                .accepts_strings = true});
+                                .accepts_strings = true,
+                                .accepts_resources = true});
 
 // RefSwitch(ref, pred): Switch for a variable reference, so that an assign built in a
 // cond branch writes the variable itself, and only when the branch is taken.
@@ -75,7 +76,8 @@ SYMFLOW_OP_DEF(kMergeOp, OpDef{.type = "Merge",
                                .infer = infer_merge,
                                .dead_outputs = true,
                                .reads_dead = true,
-                               .accepts_strings = true});
+                               .accepts_strings = true,
+                               .accepts_resources = true});
 
 // RefMerge: Merge of variable references (a cond whose branches both assign one
 // variable); its output is the variable the live input names.
@@ -110,7 +112,8 @@ inline std::vector<TensorSpec> infer_ref_enter(const InferContext& c) {
 SYMFLOW_OP_DEF(kEnterOp, OpDef{.type = "Enter",
                                .num_inputs = 1,
                                .infer = infer_enter,
-                               .accepts_strings = true});
+                               .accepts_strings = true,
+                               .accepts_resources = true});
 SYMFLOW_OP_DEF(kRefEnterOp,
                OpDef{
                    .type = "RefEnter", .num_inputs = 1, .infer = infer_ref_enter, .ref_inputs = 1});
@@ -124,7 +127,8 @@ inline std::vector<TensorSpec> same_as_input_ref(const InferContext& c) {
 SYMFLOW_OP_DEF(kExitOp, OpDef{.type = "Exit",
                               .num_inputs = 1,
                               .infer = same_as_input,
-                              .accepts_strings = true});
+                              .accepts_strings = true,
+                              .accepts_resources = true});
 SYMFLOW_OP_DEF(kRefExitOp, OpDef{.type = "RefExit",
                                  .num_inputs = 1,
                                  .infer = same_as_input_ref,
@@ -135,7 +139,8 @@ SYMFLOW_OP_DEF(kRefExitOp, OpDef{.type = "RefExit",
 SYMFLOW_OP_DEF(kNextIterationOp, OpDef{.type = "NextIteration",
                                        .num_inputs = 1,
                                        .infer = same_as_input,
-                                       .accepts_strings = true});
+                                       .accepts_strings = true,
+                                       .accepts_resources = true});
 SYMFLOW_OP_DEF(kRefNextIterationOp, OpDef{.type = "RefNextIteration",
                                           .num_inputs = 1,
                                           .infer = same_as_input_ref,
@@ -152,6 +157,13 @@ inline std::vector<TensorSpec> infer_loop_cond(const InferContext& c) {
   return {{DType::bool_, Shape{}}};
 }
 SYMFLOW_OP_DEF(kLoopCondOp, OpDef{.type = "LoopCond", .num_inputs = 1, .infer = infer_loop_cond});
+
+// ControlTrigger: does nothing; a while loop's gradient orders its stack pops through
+// one ("b_sync"), as TensorFlow does.
+SYMFLOW_OP_DEF(kControlTriggerOp, OpDef{.type = "ControlTrigger",
+                                        .num_inputs = 0,
+                                        .infer = infer_nothing,
+                                        .host_only = true});
 
 // Whether a node of this type is one of a while loop's frame ops.
 inline bool is_enter_op(const OpDef* def) { return def == &kEnterOp || def == &kRefEnterOp; }

@@ -284,7 +284,8 @@ constexpr bool fn_accepts(DType d) {
       return Fn::template accepts<std::uint8_t>;
     case DType::bool_:
       return Fn::template accepts<bool>;
-    case DType::string:  // no functor takes strings
+    case DType::string:  // no functor takes strings or handles
+    case DType::resource:
     case DType::invalid:
       break;
   }

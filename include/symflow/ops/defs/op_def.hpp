@@ -66,6 +66,9 @@ struct OpDef {
   // Takes or makes string tensors. Off by default: a kernel that moves elements as bytes
   // would corrupt std::string objects, so the graph refuses strings for the others.
   bool accepts_strings = false;
+  // Takes or makes resource handles (TensorArray and stack ops, and the control-flow ops
+  // that pass any tensor on); every other op refuses them.
+  bool accepts_resources = false;
   // Has no kernel but the CPU's, as TensorFlow's string ops: the placement test expects
   // a GPU kernel for every other op.
   bool host_only = false;

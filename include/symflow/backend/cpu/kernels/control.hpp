@@ -73,6 +73,7 @@ inline void pass_on_ref_kernel(KernelContext& ctx) { ctx.forward_ref(0, 0); }
 
 inline constexpr auto kControlCpuKernels = std::to_array<CpuKernel>({
     {&kNoOp, no_op_kernel},
+    {&kControlTriggerOp, no_op_kernel},
     {&kSwitchOp, switch_kernel},
     {&kRefSwitchOp, ref_switch_kernel},
     {&kMergeOp, merge_kernel},

@@ -1,0 +1,230 @@
+// Gradients through tf.while_loop, in TensorFlow 1.x's graph form: a counter in the
+// forward loop, a backward loop that runs as many iterations, stacks for the forward
+// values, accumulators for tensors read from outside. Values and node names are
+// TensorFlow 2.21's (tf.compat.v1, control flow v1) for the same programs.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <symflow/symflow.hpp>
+
+#include "gradient_check.hpp"
+
+namespace symflow_test_ops_while_loop_grad_test {
+
+namespace tf = symflow;
+
+TEST_CASE("ops/while_loop gradients: values and graph match TensorFlow's") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  auto w = tf::constant(3.0f, "w");
+  auto i0 = tf::constant(0);
+  auto [i, a] = tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                               [&](const tf::Output& i, const tf::Output& a) {
+                                 return std::tuple{i + 1, a * x + w};
+                               },
+                               std::tuple{i0, tf::Output(x)});
+  (void)i;
+  auto grads = tf::gradients(a, {x, w});
+  REQUIRE(grads.size() == 2);
+  CHECK(grads[0].name() == "gradients/AddN:0");
+  CHECK(grads[1].name() == "gradients/while/add_1/Enter_grad/b_acc_3:0");
+  tf::Session s(g);
+  auto out = s.run({a, grads[0], grads[1]}, {{x, tf::Value(2.0f)}});
+  CHECK(out[0].scalar<float>() == 37.0f);
+  CHECK(out[1].scalar<float>() == 47.0f);
+  CHECK(out[2].scalar<float>() == 7.0f);
+
+  // The nodes TensorFlow builds for the same gradient, each with its inputs. Three
+  // differ from TensorFlow 2.21 outside the loop's own structure: sums are `Add`, as
+  // symflow's `+` is (TensorFlow 1.x's op; 2.x writes AddV2); the seed is
+  // "gradients/Fill", as tests/train/gradients_test.cpp has it; and Mul's gradient
+  // multiplies x * grad (TensorFlow's general form; 2.21 takes a shortcut for equal static
+  // shapes and writes grad * x).
+  const std::vector<std::string> expected = {
+      "gradients/f_count Const",
+      "gradients/f_count_1 Enter gradients/f_count",
+      "gradients/Merge Merge gradients/f_count_1 gradients/NextIteration",
+      "gradients/Switch Switch gradients/Merge while/LoopCond",
+      "gradients/Add/y Const ^while/Identity",
+      "gradients/Add Add gradients/Switch:1 gradients/Add/y",
+      "gradients/NextIteration NextIteration gradients/Add "
+      "^gradients/while/mul_grad/Mul_1/StackPushV2",
+      "gradients/f_count_2 Exit gradients/Switch",
+      "gradients/b_count Const",
+      "gradients/b_count_1 Enter gradients/f_count_2",
+      "gradients/Merge_1 Merge gradients/b_count_1 gradients/NextIteration_1",
+      "gradients/GreaterEqual GreaterEqual gradients/Merge_1 gradients/GreaterEqual/Enter",
+      "gradients/GreaterEqual/Enter Enter gradients/b_count",
+      "gradients/b_count_2 LoopCond gradients/GreaterEqual",
+      "gradients/Switch_1 Switch gradients/Merge_1 gradients/b_count_2",
+      "gradients/Sub Sub gradients/Switch_1:1 gradients/GreaterEqual/Enter",
+      "gradients/NextIteration_1 NextIteration gradients/Sub "
+      "^gradients/while/mul_grad/Mul_1/b_sync",
+      "gradients/b_count_3 Exit gradients/Switch_1",
+      "gradients/while/Exit_1_grad/b_exit Enter gradients/Fill",
+      "gradients/while/Switch_1_grad/b_switch Merge gradients/while/Exit_1_grad/b_exit "
+      "gradients/while/Switch_1_grad_1/NextIteration",
+      "gradients/while/Merge_1_grad/Switch Switch gradients/while/Switch_1_grad/b_switch "
+      "gradients/b_count_2",
+      "gradients/while/Enter_1_grad/Exit Exit gradients/while/Merge_1_grad/Switch",
+      "gradients/while/mul_grad/Mul Mul gradients/while/Merge_1_grad/Switch:1 "
+      "gradients/while/mul_grad/Mul/Enter",
+      "gradients/while/mul_grad/Mul/Enter Enter x",
+      "gradients/while/mul_grad/Mul_1 Mul gradients/while/mul_grad/Mul_1/StackPopV2 "
+      "gradients/while/Merge_1_grad/Switch:1",
+      "gradients/while/mul_grad/Mul_1/Const Const",
+      "gradients/while/mul_grad/Mul_1/f_acc StackV2 gradients/while/mul_grad/Mul_1/Const",
+      "gradients/while/mul_grad/Mul_1/Enter Enter gradients/while/mul_grad/Mul_1/f_acc",
+      "gradients/while/mul_grad/Mul_1/StackPushV2 StackPushV2 "
+      "gradients/while/mul_grad/Mul_1/Enter while/Identity_1 ^gradients/Add",
+      "gradients/while/mul_grad/Mul_1/StackPopV2 StackPopV2 "
+      "gradients/while/mul_grad/Mul_1/StackPopV2/Enter ^gradients/Sub",
+      "gradients/while/mul_grad/Mul_1/StackPopV2/Enter Enter "
+      "gradients/while/mul_grad/Mul_1/f_acc",
+      "gradients/while/mul_grad/Mul_1/b_sync ControlTrigger "
+      "^gradients/while/mul_grad/Mul_1/StackPopV2",
+      "gradients/while/add_1/Enter_grad/b_acc Const",
+      "gradients/while/add_1/Enter_grad/b_acc_1 Enter gradients/while/add_1/Enter_grad/b_acc",
+      "gradients/while/add_1/Enter_grad/b_acc_2 Merge gradients/while/add_1/Enter_grad/b_acc_1 "
+      "gradients/while/add_1/Enter_grad/NextIteration",
+      "gradients/while/add_1/Enter_grad/Switch Switch gradients/while/add_1/Enter_grad/b_acc_2 "
+      "gradients/b_count_2",
+      "gradients/while/add_1/Enter_grad/Add Add gradients/while/add_1/Enter_grad/Switch:1 "
+      "gradients/while/Merge_1_grad/Switch:1",
+      "gradients/while/add_1/Enter_grad/NextIteration NextIteration "
+      "gradients/while/add_1/Enter_grad/Add",
+      "gradients/while/add_1/Enter_grad/b_acc_3 Exit gradients/while/add_1/Enter_grad/Switch",
+      "gradients/while/mul/Enter_grad/b_acc Const",
+      "gradients/while/mul/Enter_grad/b_acc_1 Enter gradients/while/mul/Enter_grad/b_acc",
+      "gradients/while/mul/Enter_grad/b_acc_2 Merge gradients/while/mul/Enter_grad/b_acc_1 "
+      "gradients/while/mul/Enter_grad/NextIteration",
+      "gradients/while/mul/Enter_grad/Switch Switch gradients/while/mul/Enter_grad/b_acc_2 "
+      "gradients/b_count_2",
+      "gradients/while/mul/Enter_grad/Add Add gradients/while/mul/Enter_grad/Switch:1 "
+      "gradients/while/mul_grad/Mul_1",
+      "gradients/while/mul/Enter_grad/NextIteration NextIteration "
+      "gradients/while/mul/Enter_grad/Add",
+      "gradients/while/mul/Enter_grad/b_acc_3 Exit gradients/while/mul/Enter_grad/Switch",
+      "gradients/while/Switch_1_grad_1/NextIteration NextIteration gradients/while/mul_grad/Mul",
+      "gradients/AddN AddN gradients/while/Enter_1_grad/Exit "
+      "gradients/while/mul/Enter_grad/b_acc_3",
+  };
+  std::vector<std::string> built;
+  bool started = false;
+  for (const tf::Operation& op : g.get_operations()) {
+    started = started || op.name() == "gradients/f_count";
+    if (!started) continue;
+    std::string line = op.name() + " " + std::string(op.type());
+    for (const tf::Output& in : op.inputs())
+      line += " " + (in.index() == 0 ? in.op().name() : in.name());
+    for (const tf::Operation& c : op.control_inputs()) line += " ^" + c.name();
+    built.push_back(line);
+  }
+  std::sort(built.begin(), built.end());
+  std::vector<std::string> sorted = expected;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(built == sorted);
+  // The frames: the forward loop's, and the backward loop's under the gradients' scope.
+  CHECK(g.get_operation_by_name("gradients/b_count_1").get_attr<std::string>("frame_name") ==
+        "gradients/while/while_context");
+  CHECK(g.get_operation_by_name("gradients/while/mul_grad/Mul_1/Enter")
+            .get_attr<std::string>("frame_name") == "while/while_context");
+}
+
+TEST_CASE("ops/while_loop gradients: loops TensorFlow differentiates, against its values") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  tf::Session s(g);
+  // Doubling until the value reaches 10: from 3, twice.
+  tf::Output doubled = tf::while_loop([](const tf::Output& v) { return v < 10.0f; },
+                                      [](const tf::Output& v) { return v * 2.0f; }, tf::Output(x));
+  auto dd = tf::gradients(doubled, {x});
+  CHECK(dd[0].name() == "gradients/while/Enter_grad/Exit:0");
+  CHECK(s.run(dd[0], {{x, tf::Value(3.0f)}}).scalar<float>() == 4.0f);
+  // A loop variable whose next value does not depend on its last (b = 2x): its backward
+  // loop variable is zeros after the first backward iteration.
+  auto [i, a, b] = tf::while_loop(
+      [](const tf::Output& i, const tf::Output&, const tf::Output&) { return i < 3; },
+      [&](const tf::Output& i, const tf::Output& a, const tf::Output& b) {
+        return std::tuple{i + 1, a * b, x * 2.0f};
+      },
+      std::tuple{tf::constant(0), tf::Output(x), tf::Output(x)});
+  (void)i;
+  auto ga = tf::gradients(a, {x});
+  auto gb = tf::gradients(b, {x});  // a's Exit is unused: it gets zeros
+  auto out = s.run({a, ga[0], gb[0]}, {{x, tf::Value(1.5f)}});
+  CHECK(out[0].scalar<float>() == 20.25f);
+  CHECK(out[1].scalar<float>() == 54.0f);
+  CHECK(out[2].scalar<float>() == 2.0f);
+  // maximum_iterations: x^4 after two squarings.
+  tf::Output m = tf::while_loop([](const tf::Output& v) { return v < 1000.0f; },
+                                [](const tf::Output& v) { return v * v; }, tf::Output(x),
+                                {.maximum_iterations = tf::TensorArg(2)});
+  auto gm = tf::gradients(m, {x});
+  out = s.run({m, gm[0]}, {{x, tf::Value(1.5f)}});
+  CHECK(out[0].scalar<float>() == 5.0625f);
+  CHECK(out[1].scalar<float>() == 13.5f);
+  // back_prop = false: no gradient flows, as TensorFlow's None.
+  tf::Output frozen = tf::while_loop([](const tf::Output& v) { return v < 10.0f; },
+                                     [](const tf::Output& v) { return v * 2.0f; }, tf::Output(x),
+                                     {.back_prop = false});
+  CHECK_FALSE(tf::gradients(frozen, {x})[0].valid());
+}
+
+TEST_CASE("ops/while_loop gradients: match central differences") {
+  // An RNN-like loop: h = tanh(h W + b), four times, with W and b read from outside.
+  tf::test::check_gradients(
+      [](const std::vector<tf::Output>& xs) {
+        auto [i, h] =
+            tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 4; },
+                           [&](const tf::Output& i, const tf::Output& h) {
+                             return std::tuple{i + 1, tf::tanh(tf::matmul(h, xs[1]) + xs[2])};
+                           },
+                           std::tuple{tf::constant(0), xs[0]});
+        (void)i;
+        return h;
+      },
+      {tf::Value::from_vector(std::vector<double>{0.5, -0.25, 0.1, 0.3}, {2, 2}),
+       tf::Value::from_vector(std::vector<double>{0.8, -0.3, 0.2, 0.6}, {2, 2}),
+       tf::Value::from_vector(std::vector<double>{0.1, -0.2}, {2})},
+      1e-5);
+  // Several float loop variables feeding each other, and a loop count that depends on them.
+  tf::test::check_gradients(
+      [](const std::vector<tf::Output>& xs) {
+        auto [a, b] = tf::while_loop(
+            [](const tf::Output& a, const tf::Output&) { return tf::reduce_sum(a) < 20.0; },
+            [&](const tf::Output& a, const tf::Output& b) {
+              return std::tuple{a * 1.5 + b, tf::sin(b) * xs[2]};
+            },
+            std::tuple{xs[0], xs[1]});
+        return a * b;
+      },
+      {tf::Value::from_vector(std::vector<double>{1.0, 2.0}, {2}),
+       tf::Value::from_vector(std::vector<double>{0.5, -0.5}, {2}),
+       tf::Value::from_vector(std::vector<double>{1.25, 0.75}, {2})},
+      1e-5);
+}
+
+TEST_CASE("ops/while_loop gradients: what is not built yet is an error naming the op") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  tf::Output nested =
+      tf::while_loop([](const tf::Output& v) { return v < 100.0f; },
+                     [](const tf::Output& v) {
+                       return tf::while_loop([](const tf::Output& u) { return u < 50.0f; },
+                                             [](const tf::Output& u) { return u * 3.0f; }, v);
+                     },
+                     tf::Output(x));
+  CHECK_THROWS_WITH_AS(tf::gradients(nested, {x}),
+                       doctest::Contains("inside another while loop are not supported yet: op "
+                                         "'while/while/Exit'"),
+                       tf::UnimplementedError);
+}
+
+}  // namespace symflow_test_ops_while_loop_grad_test
