@@ -55,8 +55,8 @@ inline std::vector<Output> exit_grad(const GradContext& c) {
   return {make_enter(c.graph(), c.grad(0), backward, false, "b_exit").output(0)};
 }
 
-// A variable reference carried through a loop's frame: no gradient reaches one, as a
-// variable itself is not differentiated.
+// A variable reference taken into a loop's frame (an assign inside the loop): no gradient
+// flows through one. A variable a loop reads enters as its value (`v/read`), through Enter.
 inline std::vector<Output> ref_frame_grad(const GradContext& c) {
   throw UnimplementedError("No gradient flows through a while loop's variable reference: op '" +
                                c.op.name() + "' (" + std::string(c.op.type()) + ")",
