@@ -36,6 +36,9 @@ inline constexpr int kBranches = 4;
 inline constexpr std::int64_t kBranchSize = 256;
 inline constexpr int kOverheadAdds = 10;
 inline constexpr std::int32_t kLoopIterations = 100000;  // while_loop's n
+// while_rnn: h = tanh(h W + b), [1, kRnnHidden] by [kRnnHidden, kRnnHidden], kRnnSteps times.
+inline constexpr std::int32_t kRnnSteps = 1000;
+inline constexpr std::int64_t kRnnHidden = 32;
 
 // conv2d: batch 32, NHWC 32x32x16 -> 32 channels, 3x3 filter, SAME padding, stride 1.
 struct ConvShape {

@@ -65,6 +65,11 @@ WORKLOADS = [
     ("while_loop", ["100000"], ["symflow", "tensorflow"],
      "tf.while_loop counting i < n by i + 1 with n = 100000 fed (control flow v1), time per "
      "run: divide by 100000 for one iteration"),
+    ("while_rnn", ["1000"], ["symflow", "tensorflow"],
+     "tf.while_loop of a small RNN step h = tanh(h W + b), [1,32] x [32,32], 1000 iterations "
+     "on a fed h0, time per run: divide by 1000 for one iteration"),
+    ("rnn_step", ["32"], ["symflow", "tensorflow"],
+     "that RNN step once in a straight line (no loop), time per run"),
     ("frozen_sru", ["1", "64"], ["symflow", "tensorflow"],
      "the real frozen TF1 SRU GraphDef (549 nodes, ../shared/fixtures/tf) at batch 1 and 64, "
      "one Session.run of output_node0"),
@@ -365,6 +370,17 @@ def evaluate_targets(results):
         else:
             out.append(("while_loop: ≤ the same ops in a straight line + 1 µs per iteration", t,
                         "missing figure", None))
+        # The RNN loop's iteration against one straight-line run of its step plus 1 µs.
+        sf = get(f"while_rnn/symflow/1000/{t}")
+        step = get(f"rnn_step/symflow/32/{t}")
+        tfl = get(f"while_rnn/tensorflow/1000/{t}")
+        out.append(("while_rnn: less per iteration than TensorFlow", t,
+                    f"{ratio_text(tfl / sf)}" if sf and tfl else "missing figure",
+                    tfl > sf if sf and tfl else None))
+        out.append(("while_rnn: ≤ its step in a straight line + 1 µs per iteration", t,
+                    f"{human(sf / 1000)} per iteration; straight line {human(step)}"
+                    if sf and step else "missing figure",
+                    sf / 1000 <= step + 1000 if sf and step else None))
     return out
 
 

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -102,6 +103,55 @@ tf::Value to_value(const std::vector<float>& v, tf::Dims dims) {
   state.counters["per_iteration_ns"] =
       benchmark::Counter(static_cast<double>(state.iterations()) * bench::kLoopIterations,
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// A small RNN in a while loop: h = tanh(h W + b), kRnnSteps iterations on a fed h0.
+struct RnnWeights {
+  tf::Output w, b;
+};
+RnnWeights rnn_weights() {
+  const std::int64_t n = bench::kRnnHidden;
+  return {tf::constant(to_value(bench::random_floats(n * n, 7, -0.3f, 0.3f), {n, n}), "W"),
+          tf::constant(to_value(bench::random_floats(n, 8, -0.1f, 0.1f), {n}), "b")};
+}
+[[maybe_unused]] void while_rnn(benchmark::State& state, int threads) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  const RnnWeights rnn = rnn_weights();
+  auto h0 = tf::placeholder<float>(tf::Shape{1, bench::kRnnHidden}, "h0");
+  auto [i, h] =
+      tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < bench::kRnnSteps; },
+                     [&](const tf::Output& i, const tf::Output& h) {
+                       return std::tuple{i + 1, tf::tanh(tf::matmul(h, rnn.w) + rnn.b)};
+                     },
+                     std::tuple{tf::constant(0), tf::Output(h0)});
+  tf::Session sess(g, config_for(threads, true));
+  tf::FeedDict feeds{
+      {h0, to_value(bench::random_floats(bench::kRnnHidden, 9), {1, bench::kRnnHidden})}};
+  if (sess.run(i, feeds).scalar<std::int32_t>() != bench::kRnnSteps)
+    state.SkipWithError("while_rnn: wrong iteration count");
+  for (auto _ : state) {
+    tf::Value out = sess.run(h, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
+  state.counters["per_iteration_ns"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * bench::kRnnSteps,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+// The loop's step in a straight line: one run of tanh(h W + b).
+[[maybe_unused]] void rnn_step(benchmark::State& state, int threads) {
+  tf::Graph g;
+  auto guard = g.as_default();
+  const RnnWeights rnn = rnn_weights();
+  auto h = tf::placeholder<float>(tf::Shape{1, bench::kRnnHidden}, "h");
+  tf::Output next = tf::tanh(tf::matmul(h, rnn.w) + rnn.b);
+  tf::Session sess(g, config_for(threads, true));
+  tf::FeedDict feeds{
+      {h, to_value(bench::random_floats(bench::kRnnHidden, 9), {1, bench::kRnnHidden})}};
+  for (auto _ : state) {
+    tf::Value out = sess.run(next, feeds);
+    benchmark::DoNotOptimize(out.raw_data());
+  }
 }
 
 void chain(benchmark::State& state, std::int64_t n, int threads, bool fusion) {
@@ -350,6 +400,10 @@ void register_all() {
     bench::add("overhead", "symflow_unfused", "10", t, [t](auto& s) { overhead(s, t, false); });
     bench::add("while_loop", "symflow", std::to_string(bench::kLoopIterations), t,
                [t](auto& s) { while_counter(s, t); });
+    bench::add("while_rnn", "symflow", std::to_string(bench::kRnnSteps), t,
+               [t](auto& s) { while_rnn(s, t); });
+    bench::add("rnn_step", "symflow", std::to_string(bench::kRnnHidden), t,
+               [t](auto& s) { rnn_step(s, t); });
     for (const auto& [n, label] : bench::kChainSizes) {
       bench::add("chain", "symflow", label, t, [n = n, t](auto& s) { chain(s, n, t, true); });
       bench::add("chain", "symflow_unfused", label, t,

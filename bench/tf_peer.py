@@ -10,6 +10,8 @@ session's ConfigProto setting intra- and inter-op threads.
   mlp_step/tensorflow/64,256   one GradientDescentOptimizer step of the 784-256-128-10 MLP
   epoch/tensorflow/60000       one Fashion-MNIST epoch of that MLP at batch 64
   while_loop/tensorflow/100000 tf.while_loop counting i < n by i + 1 (control flow v1), n fed
+  while_rnn/tensorflow/1000    tf.while_loop of h = tanh(h W + b), [1,32] x [32,32], 1000 times
+  rnn_step/tensorflow/32       that step once, in a straight line
   frozen_sru/tensorflow/1,64   the real frozen SRU GraphDef (549 nodes) at batch 1 and 64
   frozen_cnn/tensorflow/1,64   the frozen MobileNet-style CNN of tests/interop/mobilenet.py
   frozen_load/tensorflow/sru,cnn  read, import, Session, first run at batch 1
@@ -215,6 +217,40 @@ def bench_while_loop(threads, reps, min_time):
                    measure(lambda: sess.run(r, {limit: n}), reps, min_time))
 
 
+def rnn_weights():
+    rng = np.random.default_rng(7)
+    w = rng.uniform(-0.3, 0.3, (32, 32)).astype(np.float32)
+    b = rng.uniform(-0.1, 0.1, (32,)).astype(np.float32)
+    h0 = rng.uniform(0.0, 1.0, (1, 32)).astype(np.float32)
+    return w, b, h0
+
+
+def bench_while_rnn(threads, reps, min_time):
+    n = 1000
+    w, b, h0_value = rnn_weights()
+    g = tf.Graph()
+    with g.as_default():
+        h0 = tf1.placeholder(tf.float32, [1, 32], name="h0")
+        i, h = tf1.while_loop(lambda i, h: i < n,
+                              lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + b)),
+                              [tf.constant(0), h0])
+        with tf1.Session(graph=g, config=config(threads)) as sess:
+            assert sess.run(i, {h0: h0_value}) == n
+            yield (f"while_rnn/tensorflow/{n}",
+                   measure(lambda: sess.run(h, {h0: h0_value}), reps, min_time))
+
+
+def bench_rnn_step(threads, reps, min_time):
+    w, b, h0_value = rnn_weights()
+    g = tf.Graph()
+    with g.as_default():
+        h = tf1.placeholder(tf.float32, [1, 32], name="h")
+        nxt = tf.tanh(tf.matmul(h, w) + b)
+        with tf1.Session(graph=g, config=config(threads)) as sess:
+            yield "rnn_step/tensorflow/32", measure(lambda: sess.run(nxt, {h: h0_value}), reps,
+                                                    min_time)
+
+
 # The input hello_tf_c_api feeds the SRU fixture ([1, 5, 12]); a batch repeats it.
 SRU_INPUT = (
     -0.4809832, -0.3770838, 0.1743573, 0.7720509, -0.4064746, 0.0116595, 0.0051413, 0.9135732,
@@ -289,6 +325,8 @@ WORKLOADS = {
     "mlp_step": bench_mlp_step,
     "epoch": bench_epoch,
     "while_loop": bench_while_loop,
+    "while_rnn": bench_while_rnn,
+    "rnn_step": bench_rnn_step,
     "frozen_sru": lambda *a: bench_frozen("sru", *a),
     "frozen_cnn": lambda *a: bench_frozen("cnn", *a),
     "frozen_load": bench_frozen_load,
