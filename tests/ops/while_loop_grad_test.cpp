@@ -210,6 +210,39 @@ TEST_CASE("ops/while_loop gradients: match central differences") {
       1e-5);
 }
 
+TEST_CASE("ops/while_loop gradients: through TensorArrays read and written in the loop") {
+  // The dynamic_rnn pattern: the input unstacked into one array, read at t; the outputs
+  // written to another and stacked after the loop. Values are TensorFlow's.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{4, 2}, "x");
+  auto w = tf::placeholder<float>(tf::Shape{2}, "w");
+  tf::TensorArray inputs = tf::TensorArray(tf::float32, {.size = 4}).unstack(x);
+  tf::TensorArray outputs(tf::float32, {.size = 4});
+  auto [t, h, written] = tf::while_loop(
+      [](const tf::Output& t, const tf::Output&, const tf::TensorArray&) { return t < 4; },
+      [&](const tf::Output& t, const tf::Output& h, const tf::TensorArray& o) {
+        tf::Output next = tf::tanh(inputs.read(t) * w + h);
+        return std::tuple{t + 1, next, o.write(t, next)};
+      },
+      std::tuple{tf::constant(0), tf::zeros({2}), outputs});
+  (void)t;
+  tf::Output y = written.stack();
+  tf::Output loss = tf::reduce_sum(y * y) + tf::reduce_sum(h);
+  auto grads = tf::gradients(loss, {x, w});
+  tf::Session s(g);
+  auto out = s.run({loss, grads[0], grads[1]},
+                   {{x, tf::Value({{0.5f, -1.0f}, {0.25f, 0.75f}, {-0.5f, 1.5f}, {1.0f, 0.1f}})},
+                    {w, tf::Value({0.8f, -0.6f})}});
+  CHECK(out[0].scalar<float>() == doctest::Approx(2.1995509f).epsilon(1e-6));
+  const std::vector<float> dx = {1.7271038f, -0.18442895f, 1.4105781f, 0.3852764f,
+                                 1.104442f,  0.49239972f,  0.925906f,  0.09079602f};
+  for (std::size_t k = 0; k < dx.size(); ++k)
+    CHECK(out[1].to_vector<float>()[k] == doctest::Approx(dx[k]).epsilon(1e-5));
+  CHECK(out[2].to_vector<float>()[0] == doctest::Approx(1.9873519f).epsilon(1e-5));
+  CHECK(out[2].to_vector<float>()[1] == doctest::Approx(-2.035109f).epsilon(1e-5));
+}
+
 TEST_CASE("ops/while_loop gradients: what is not built yet is an error naming the op") {
   tf::Graph g;
   auto guard = g.as_default();

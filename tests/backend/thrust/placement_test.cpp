@@ -322,7 +322,17 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
                                               "StackV2",
                                               "StackPushV2",
                                               "StackPopV2",
-                                              "StackCloseV2"});
+                                              "StackCloseV2",
+                                              "TensorArrayV3",
+                                              "TensorArrayWriteV3",
+                                              "TensorArrayReadV3",
+                                              "TensorArrayGatherV3",
+                                              "TensorArrayScatterV3",
+                                              "TensorArrayConcatV3",
+                                              "TensorArraySplitV3",
+                                              "TensorArraySizeV3",
+                                              "TensorArrayCloseV3",
+                                              "TensorArrayGradV3"});
 }
 
 TEST_CASE("thrust/placement: nodes that read or make strings run on the CPU") {
