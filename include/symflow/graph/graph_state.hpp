@@ -92,6 +92,8 @@ inline std::string to_lower(std::string_view s) {
 // and the store of the variables get_variable made): defined by
 // variables/variable_scope.hpp, which creates it on first use.
 struct VariableScopeState;
+// The TensorArrays a graph built (ops/tensor_array_ops.hpp), made there on first use.
+struct TensorArrayState;
 
 class GraphState {
  public:
@@ -104,6 +106,7 @@ class GraphState {
   std::optional<std::int64_t> seed;  // graph-level random seed
   bool finalized = false;
   std::shared_ptr<VariableScopeState> variable_scopes;  // see VariableScopeState
+  std::shared_ptr<TensorArrayState> tensor_arrays;      // see TensorArrayState
   std::vector<ControlFlowContext> flow_contexts;  // every context ever built; Node::context - 1
   std::uint32_t current_context = 0;              // the context being built (from 1); 0: none
   std::set<TensorRef> unfeedable;  // tensors prevent_feeding marked: a run may not feed them

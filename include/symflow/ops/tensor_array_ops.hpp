@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,58 +62,43 @@ struct TensorArrayInfo {
   std::optional<TensorRef> size_tensor;  // or as a tensor of the same graph
 };
 
-class TensorArrayInfoRegistry {
- public:
-  static TensorArrayInfoRegistry& instance() {
-    static TensorArrayInfoRegistry registry;
-    return registry;
-  }
-  void add(const Output& handle, TensorArrayInfo info) {
-    std::lock_guard lock(mutex_);
-    std::erase_if(items_, [](const auto& item) { return item.second.first.expired(); });
-    std::erase_if(flows_, [](const auto& item) { return item.second.first.expired(); });
-    items_[key(handle)] = {handle.op().graph_state(), std::move(info)};
-  }
-  std::optional<TensorArrayInfo> find(const Output& handle) {
-    std::lock_guard lock(mutex_);
-    const auto it = items_.find(key(handle));
-    if (it == items_.end() || it->second.first.lock() != handle.op().graph_state())
-      return std::nullopt;
-    return it->second.second;
-  }
-  // A flow that is not an output of its array's ops (a gradient array's "gradient_flow",
-  // an Identity of the forward flow) and the handle it belongs to.
-  void add_flow(const Output& flow, const Output& handle) {
-    std::lock_guard lock(mutex_);
-    flows_[key(flow)] = {flow.op().graph_state(), handle.ref()};
-  }
-  std::optional<Output> handle_of(const Output& flow) {
-    std::lock_guard lock(mutex_);
-    const auto it = flows_.find(key(flow));
-    if (it == flows_.end() || it->second.first.lock() != flow.op().graph_state())
-      return std::nullopt;
-    return Output(Operation(flow.op().graph_state(), it->second.second.node),
-                  it->second.second.index);
-  }
-
- private:
-  using Key = std::tuple<const void*, std::uint32_t, int>;
-  static Key key(const Output& handle) {
-    return {handle.op().graph_state().get(), handle.op().id().value, handle.index()};
-  }
-  std::mutex mutex_;
-  // The graph is held weakly: an entry goes when its graph does.
-  std::map<Key, std::pair<std::weak_ptr<GraphState>, TensorArrayInfo>> items_;
-  std::map<Key, std::pair<std::weak_ptr<GraphState>, TensorRef>> flows_;
+// The TensorArrays a graph has built, by handle, and the flows that are not outputs of
+// an array's own ops (a gradient array's "gradient_flow"), by flow: what from_flow reads.
+// It belongs to the graph (GraphState::tensor_arrays), made on first use.
+struct TensorArrayState {
+  std::map<TensorRef, TensorArrayInfo> arrays;
+  std::map<TensorRef, TensorRef> flow_handles;
 };
+inline TensorArrayState& tensor_array_state(const Output& tensor) {
+  std::shared_ptr<TensorArrayState>& state = tensor.op().graph().state().tensor_arrays;
+  if (!state) state = std::make_shared<TensorArrayState>();
+  return *state;
+}
+inline void remember_tensor_array(const Output& handle, TensorArrayInfo info) {
+  tensor_array_state(handle).arrays[handle.ref()] = std::move(info);
+}
+inline std::optional<TensorArrayInfo> find_tensor_array(const Output& handle) {
+  const auto& arrays = tensor_array_state(handle).arrays;
+  const auto it = arrays.find(handle.ref());
+  if (it == arrays.end()) return std::nullopt;
+  return it->second;
+}
+inline void remember_flow_handle(const Output& flow, const Output& handle) {
+  tensor_array_state(flow).flow_handles[flow.ref()] = handle.ref();
+}
+inline std::optional<Output> handle_of_flow(const Output& flow) {
+  const auto& flows = tensor_array_state(flow).flow_handles;
+  const auto it = flows.find(flow.ref());
+  if (it == flows.end()) return std::nullopt;
+  return Output(Operation(flow.op().graph_state(), it->second.node), it->second.index);
+}
 
 // The handle of the TensorArray whose flow is `flow`: back through the ops that pass a
 // flow on (a loop's Merge, Enter, Switch, Identity and Exit, the writes) to the op that
 // made the array.
 inline Output tensor_array_handle_of_flow(Output flow) {
   for (int steps = 0; steps < 100000; ++steps) {
-    if (std::optional<Output> handle = TensorArrayInfoRegistry::instance().handle_of(flow))
-      return *handle;
+    if (std::optional<Output> handle = handle_of_flow(flow)) return *handle;
     const Operation op = flow.op();
     const std::string type = op.type();
     if (type == "TensorArrayV3" || type == "TensorArrayGradV3") return op.output(0);
@@ -213,8 +197,7 @@ class TensorArray {
   // TensorArray loop variable. It shares the element shape of the array it came from.
   static TensorArray from_flow(const Output& flow) {
     const Output handle = detail::tensor_array_handle_of_flow(flow);
-    std::optional<detail::TensorArrayInfo> info =
-        detail::TensorArrayInfoRegistry::instance().find(handle);
+    std::optional<detail::TensorArrayInfo> info = detail::find_tensor_array(handle);
     if (!info) info = detail::tensor_array_info_from_graph(handle);
     TensorArray ta;
     ta.dtype_ = info->dtype;
@@ -447,7 +430,7 @@ class TensorArray {
     TensorArray ta = from_handle(dtype_, op.output(0), grad_flow, infer_shape_);
     ta.element_shape_ = element_shape_;
     ta.remember();
-    detail::TensorArrayInfoRegistry::instance().add_flow(grad_flow, ta.handle_);
+    detail::remember_flow_handle(grad_flow, ta.handle_);
     return ta;
   }
 
@@ -466,7 +449,7 @@ class TensorArray {
     info.size_value = size_value_;
     if (size_tensor_ && size_tensor_->op().graph_state() == handle_.op().graph_state())
       info.size_tensor = size_tensor_->ref();
-    detail::TensorArrayInfoRegistry::instance().add(handle_, std::move(info));
+    detail::remember_tensor_array(handle_, std::move(info));
   }
 
   TensorArray with_flow(const Output& flow) const {
