@@ -7,16 +7,23 @@
 //   // moving_mean / moving_variance towards them; run them with the train op:
 //   symflow::control_dependencies deps(update_ops);  // the UPDATE_OPS collection
 //
+//   auto is_training = symflow::placeholder<bool>(symflow::Shape{});
+//   Output z = symflow::layers::batch_normalization(x, is_training);
+//   // chosen each run: conds on is_training pick the batch's moments or the moving ones,
+//   // and the updates in UPDATE_OPS change the moving statistics only when it is true.
+//
 // Variables (in variable scope "batch_normalization", "batch_normalization_1", ... or
 // `name`): gamma (ones, when scale), beta (zeros, when center), moving_mean (zeros) and
 // moving_variance (ones), the last two not trainable.
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "symflow/graph/collections.hpp"
 #include "symflow/graph/scopes.hpp"
+#include "symflow/ops/cond.hpp"
 #include "symflow/ops/init_ops.hpp"
 #include "symflow/ops/nn_impl.hpp"
 #include "symflow/ops/state_ops.hpp"
@@ -55,13 +62,15 @@ inline Operation assign_moving_average(Graph& g, const Variable& variable, const
   return update.op();
 }
 
-}  // namespace detail
-
-// tf.layers.batch_normalization(inputs, training, momentum, epsilon, center, scale, name).
-// `training` chooses the batch's moments (and adds the moving-average updates to
-// GraphKeys::UPDATE_OPS) or the moving statistics.
-inline Output batch_normalization(const Output& inputs, bool training = false,
-                                  const BatchNormalizationOptions& options = {}) {
+// The body of both overloads. With `training_tensor` valid, the layer chooses at run time,
+// as TensorFlow's layer does with smart_cond: the batch's moments are computed always,
+// a cond ("cond", "cond_1") picks them or the moving statistics, and each moving-average
+// update sits in the true branch of a cond of its own ("cond_2", "cond_3") whose false
+// branch returns the variable unchanged; UPDATE_OPS holds those conds' Merges. Without
+// it, `training` decides when the graph is built.
+inline Output build_batch_normalization(const Output& inputs, bool training,
+                                        const Output& training_tensor,
+                                        const BatchNormalizationOptions& options) {
   const Shape& s = inputs.get_shape();
   if (!s.has_rank()) throw ValueError("Input has undefined rank.");
   if (s.rank() < 1 || s.dims().back() < 0)
@@ -93,17 +102,69 @@ inline Output batch_normalization(const Output& inputs, bool training = false,
                    {.dtype = dtype, .initializer = ones_initializer(), .trainable = false});
 
   Output mean = moving_mean.value(), variance = moving_variance.value();
-  if (training) {
+  const bool chosen_at_run_time = training_tensor.valid();
+  if (training || chosen_at_run_time) {
     std::vector<std::int64_t> axes;
     for (std::int64_t i = 0; i + 1 < s.rank(); ++i) axes.push_back(i);
-    std::tie(mean, variance) = nn::moments(inputs, axes);
-    Operation mean_update = detail::assign_moving_average(g, moving_mean, mean, options.momentum);
-    Operation variance_update =
-        detail::assign_moving_average(g, moving_variance, variance, options.momentum);
-    g.add_to_collection(GraphKeys::UPDATE_OPS, mean_update);
-    g.add_to_collection(GraphKeys::UPDATE_OPS, variance_update);
+    Output batch_mean, batch_variance;
+    std::tie(batch_mean, batch_variance) = nn::moments(inputs, axes);
+    if (!chosen_at_run_time) {
+      mean = batch_mean;
+      variance = batch_variance;
+      g.add_to_collection(GraphKeys::UPDATE_OPS,
+                          assign_moving_average(g, moving_mean, mean, options.momentum));
+      g.add_to_collection(GraphKeys::UPDATE_OPS,
+                          assign_moving_average(g, moving_variance, variance, options.momentum));
+    } else {
+      // TensorFlow's message for a pred that is not bool, reported by the first cond.
+      if (training_tensor.dtype() != DType::bool_)
+        throw TypeError("Input 'pred' of 'Switch' Op has type " +
+                        std::string(dtype_name(training_tensor.dtype())) +
+                        " that does not match expected type of bool.");
+      mean = cond(
+          training_tensor, [&] { return batch_mean; }, [&] { return moving_mean.value(); });
+      variance = cond(
+          training_tensor, [&] { return batch_variance; }, [&] { return moving_variance.value(); });
+      // The update's value is the cond's result, as TensorFlow feeds it.
+      auto update = [&](const Variable& moving, const Output& value) {
+        Output merged = cond(
+            training_tensor,
+            [&] { return assign_moving_average(g, moving, value, options.momentum).output(0); },
+            [&] { return moving.value(); });
+        g.add_to_collection(GraphKeys::UPDATE_OPS, merged.op());
+      };
+      update(moving_mean, mean);
+      update(moving_variance, variance);
+    }
   }
   return nn::batch_normalization(inputs, mean, variance, beta, gamma, options.epsilon);
+}
+
+}  // namespace detail
+
+// tf.layers.batch_normalization(inputs, training, momentum, epsilon, center, scale, name).
+// `training` chooses the batch's moments (and adds the moving-average updates to
+// GraphKeys::UPDATE_OPS) or the moving statistics.
+inline Output batch_normalization(const Output& inputs, bool training = false,
+                                  const BatchNormalizationOptions& options = {}) {
+  return detail::build_batch_normalization(inputs, training, Output(), options);
+}
+
+// tf.layers.batch_normalization with `training` a bool scalar tensor (an is_training
+// placeholder): the choice is made each run, by conds on `training` (a constant
+// `training` decides when the graph is built, as the bool overload). The updates in
+// UPDATE_OPS move the moving statistics only in a run where `training` is true; run
+// them with the train op in either case.
+inline Output batch_normalization(const Output& inputs, const Output& training,
+                                  const BatchNormalizationOptions& options = {}) {
+  if (!training.valid())
+    throw ValueError("batch_normalization: training is an empty tensor handle");
+  if (training.op().type() == "Const") {
+    const Value& v = training.op().get_attr<Value>("value");
+    if (v.dtype() == DType::bool_ && v.size() == 1)
+      return detail::build_batch_normalization(inputs, v.flat<bool>()[0], Output(), options);
+  }
+  return detail::build_batch_normalization(inputs, false, training, options);
 }
 
 }  // namespace symflow::layers

@@ -84,6 +84,7 @@ class Variable {
   // IsVariableInitialized, in the current name scope, outside any control dependency or
   // cond or loop being built (init_scope).
   Output initialized_value() const {
+    if (!valid()) throw ValueError("initialized_value: the variable handle is empty");
     control_dependencies lifted(op_.graph(), nullptr);  // leaves conds and loops too
     const Output variable = ref(), initial = initial_value();
     return cond(
