@@ -158,6 +158,32 @@ def while_loops(seed):
     return build
 
 
+def rnn(seed):
+    """tf.nn.dynamic_rnn as TF1 builds it: a while loop over TensorArrays, an LSTM cell
+    with sequence lengths (Select masks the finished steps) and a GRU cell, and the
+    gradient of their outputs with respect to the inputs: the backward loop, its stacks
+    and its gradient TensorArrays. Frozen, so the cells' variables are constants."""
+    def build():
+        rng = np.random.RandomState(seed)
+        x = tf.placeholder(tf.float32, [2, 5, 3], name="x")
+        lengths = tf.placeholder(tf.int32, [2], name="lengths")
+        init = tf.random_normal_initializer(stddev=0.5, seed=seed)
+        with tf.variable_scope("lstm", initializer=init):
+            out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(4), x,
+                                           sequence_length=lengths, dtype=tf.float32)
+        with tf.variable_scope("gru", initializer=init):
+            out2, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(3), x, dtype=tf.float32)
+        grad = tf.gradients(tf.reduce_sum(out) + tf.reduce_sum(out2 * out2), x)[0]
+        tf.identity(out, name="lstm_out")
+        tf.identity(state.h, name="lstm_h")
+        tf.identity(out2, name="gru_out")
+        tf.identity(grad, name="grad")
+        feeds = {"x:0": rng.randn(2, 5, 3).astype(np.float32),
+                 "lengths:0": np.array([5, seed % 4 + 1], np.int32)}
+        return feeds, ["lstm_out:0", "lstm_h:0", "gru_out:0", "grad:0"]
+    return build
+
+
 def training_switch(training):
     """tf.layers.dense, batch_normalization and dropout on a `training` placeholder, as a
     TF1 model is written for training and inference at once: both layers become conds on
@@ -450,6 +476,7 @@ def main():
     for name, build in [("mlp", mlp), ("cnn", cnn), ("elementwise", elementwise),
                         ("cond_a", control_flow(5)), ("cond_b", control_flow(11)),
                         ("while_a", while_loops(3)), ("while_b", while_loops(7)),
+                        ("rnn_a", rnn(2)), ("rnn_b", rnn(5)),
                         ("layers_training", training_switch(True)),
                         ("layers_inference", training_switch(False)),
                         ("mobilenet", mobilenet.build)]:
