@@ -243,6 +243,61 @@ TEST_CASE("ops/while_loop gradients: through TensorArrays read and written in th
   CHECK(out[2].to_vector<float>()[1] == doctest::Approx(-2.035109f).epsilon(1e-5));
 }
 
+TEST_CASE("ops/while_loop gradients: through a cond inside the loop") {
+  // Each iteration takes one branch; the backward loop pops the branch's values only in
+  // the iterations that took it, switched on the predicate of the same iteration.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  auto [i, a] = tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 4; },
+                               [&](const tf::Output& i, const tf::Output& a) {
+                                 tf::Output next = tf::cond(
+                                     a > 2.0f, [&] { return a * x; }, [&] { return a + x * x; });
+                                 return std::tuple{i + 1, next};
+                               },
+                               std::tuple{tf::constant(0), tf::Output(x)});
+  (void)i;
+  auto gx = tf::gradients(a, {x});
+  // The stacks TensorFlow makes: the predicate's, and one for the Mul's input in the
+  // true branch, popped through a Switch on the popped predicate.
+  CHECK(g.get_operation_by_name("gradients/while/cond/Merge_grad/f_acc").type() == "StackV2");
+  CHECK(g.get_operation_by_name("gradients/while/cond/mul_grad/Mul_1/StackPushV2")
+            .inputs()
+            .at(0)
+            .op()
+            .type() == "Switch");
+  CHECK(g.get_operation_by_name("gradients/while/cond/mul_grad/Mul_1/StackPopV2")
+            .inputs()
+            .at(0)
+            .op()
+            .type() == "Switch");
+  tf::Session s(g);
+  // TensorFlow: 12.65625 and 38.8125 from 1.5; 1.5 and 5 from 0.5.
+  auto out = s.run({a, gx[0]}, {{x, tf::Value(1.5f)}});
+  CHECK(out[0].scalar<float>() == doctest::Approx(12.65625f).epsilon(1e-6));
+  CHECK(out[1].scalar<float>() == doctest::Approx(38.8125f).epsilon(1e-6));
+  out = s.run({a, gx[0]}, {{x, tf::Value(0.5f)}});
+  CHECK(out[0].scalar<float>() == doctest::Approx(1.5f).epsilon(1e-6));
+  CHECK(out[1].scalar<float>() == doctest::Approx(5.0f).epsilon(1e-6));
+  // And against central differences, with both branches taken in one run.
+  tf::test::check_gradients(
+      [](const std::vector<tf::Output>& xs) {
+        auto [j, v] = tf::while_loop([](const tf::Output& j, const tf::Output&) { return j < 5; },
+                                     [&](const tf::Output& j, const tf::Output& v) {
+                                       tf::Output next = tf::cond(
+                                           tf::reduce_sum(v) > 1.0, [&] { return v * xs[1] - 0.5; },
+                                           [&] { return tf::sin(v) + xs[1] * xs[1]; });
+                                       return std::tuple{j + 1, next};
+                                     },
+                                     std::tuple{tf::constant(0), xs[0]});
+        (void)j;
+        return v;
+      },
+      {tf::Value::from_vector(std::vector<double>{0.3, 0.2}, {2}),
+       tf::Value::from_vector(std::vector<double>{0.9, 1.1}, {2})},
+      1e-5);
+}
+
 TEST_CASE("ops/while_loop gradients: what is not built yet is an error naming the op") {
   tf::Graph g;
   auto guard = g.as_default();

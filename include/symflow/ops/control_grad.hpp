@@ -170,7 +170,12 @@ inline std::vector<Output> merge_grad(const GradContext& c) {
   if (!grad.valid()) return {};
   if (in_loop(c.input(0).op())) return loop_merge_grad(c);
   if (const std::uint32_t context = c.input(0).op().node().context; context != 0) {
-    const Output pred = output_of(g, g.state().flow_contexts[context - 1].pred);
+    Output pred = output_of(g, g.state().flow_contexts[context - 1].pred);
+    // A cond inside a loop being differentiated: the predicate of the matching forward
+    // iteration, popped from its stack (made here, in this gradient's scope).
+    if (const std::uint32_t backward = g.state().current_context;
+        backward != 0 && g.state().flow_contexts[backward - 1].gradient_of != 0)
+      pred = output_of(g, context_add_value(g, backward, pred.ref()));
     const Operation sw = make_switch(g, grad, pred, "cond_grad", false);
     return {sw.output(0), sw.output(1)};
   }

@@ -13,8 +13,10 @@
 //   - for each tensor from outside that the loop reads (a constant Enter), an accumulator
 //     loop variable ("b_acc") that sums its gradient over the iterations.
 //
-// Nested loops and conds inside a loop that is differentiated are not built yet: asking
-// for one is an UnimplementedError naming the op.
+// A cond inside the loop: a value made in a branch is pushed only when the branch is
+// taken, and popped only then, through a Switch on the cond's predicate (itself popped
+// from a stack). Nested loops are not built yet: asking for one is an UnimplementedError
+// naming the op.
 
 #include <cstdint>
 #include <map>
@@ -85,6 +87,8 @@ struct GradLoopState {
   NodeId grad_index;     // the backward counter's NextIteration
   NodeId grad_sync;      // "b_sync", made with the first pop
   bool has_grad_sync = false;
+  NodeId forward_sync;  // "f_sync", made with the first push in a cond
+  bool has_forward_sync = false;
   std::map<TensorRef, TensorRef> history;  // forward tensor -> what the backward loop reads
 };
 
@@ -164,21 +168,29 @@ class LoopGradients {
     if (is_loop_switch(s, op.node())) return Output{};
     GradLoopState* st = find(s.loop_of(op.node().context));
     if (!st) return std::nullopt;
-    if (op.node().context != st->forward)
-      throw UnimplementedError(
-          "Gradients through a cond inside a while loop are not supported "
-          "yet: op '" +
-              op.name() + "'. docs/control-flow.md",
-          op.name());
     const Output value = op.output(index);
     const Shape& shape = value.get_shape();
+    // A cond's Switch inside the loop: zeros that exist only when the other side is taken,
+    // switched on the cond's predicate of the matching forward iteration.
+    const std::uint32_t context = op.node().context;
+    const bool dead_branch = context != st->forward && op.op_def().dead_outputs &&
+                             !op.op_def().reads_dead && !s.flow_contexts[context - 1].is_loop;
+    if (dead_branch && !shape.is_fully_defined())
+      throw UnimplementedError("Gradients through a cond inside a while loop need the shape of '" +
+                                   value.name() + "' known while the graph is built",
+                               op.name());
     if (shape.is_fully_defined()) {
       InContext in(graph_, st->backward);
-      return constant(scalar_zero(value.dtype()), shape, "Const");
+      Output zeros = constant(scalar_zero(value.dtype()), shape, "Const");
+      if (!dead_branch) return zeros;
+      const ControlFlowContext& cond = s.flow_contexts[context - 1];
+      const Output pred = tensor_at(graph_, real_value(*st, cond.pred));
+      const Operation sw = make_switch(graph_, zeros, pred, "Switch", false);
+      return sw.output(1 - cond.branch);
     }
     Output zeros_shape;
     {
-      InContext in(graph_, st->forward);
+      InContext in(graph_, context);
       zeros_shape = symflow::shape(value);
     }
     const Output history = add_forward_accumulator(*st, zeros_shape);
@@ -281,9 +293,15 @@ class LoopGradients {
     if (auto it = st.history.find(value); it != st.history.end()) return it->second;
     GraphState& s = graph_.state();
     const Node& n = s.node(value.node);
+    // A constant Enter, or a cond's Switch or an Identity of one: the same in every
+    // iteration (TensorFlow's GetLoopConstantEnter).
+    const Node* invariant = &n;
+    while (invariant->def == &kSwitchOp || invariant->def == &kRefSwitchOp ||
+           invariant->def == &kIdentityOp)
+      invariant = &s.node(invariant->inputs[0].node);
     TensorRef real;
-    if (is_enter_op(n.def) && std::get<bool>(n.attrs.at("is_constant"))) {
-      real = context_add_value(graph_, st.backward, n.inputs[0]);
+    if (is_enter_op(invariant->def) && std::get<bool>(invariant->attrs.at("is_constant"))) {
+      real = context_add_value(graph_, st.backward, invariant->inputs[0]);
     } else if (n.def == &kConstOp) {
       InContext in(graph_, st.backward);
       real = constant(std::get<Value>(n.attrs.at("value")), "Const").ref();
@@ -301,10 +319,13 @@ class LoopGradients {
   // iteration (TensorFlow's AddForwardAccumulator).
   Output add_forward_accumulator(GradLoopState& st, const Output& value) {
     GraphState& s = graph_.state();
-    if (s.node(value.op().id()).context != st.forward)
+    // The context the value is made in: the loop's, or a cond's inside it, where the push
+    // goes too (it runs when the branch is taken, and reads the stack through a Switch).
+    const std::uint32_t value_context = s.node(value.op().id()).context;
+    if (s.loop_of(value_context) != st.forward)
       throw UnimplementedError(
-          "Gradients through a cond inside a while loop are not supported "
-          "yet: they read '" +
+          "Gradients through a while loop inside another while loop are "
+          "not supported yet: they read '" +
               value.name() + "'. docs/control-flow.md",
           value.op().name());
     Output acc;
@@ -318,13 +339,27 @@ class LoopGradients {
     }
     // The handle enters the forward loop first, named in the reader's scope.
     const Output entered = tensor_at(graph_, context_add_value(graph_, st.forward, acc.ref()));
-    InContext in(graph_, st.forward, true);
+    InContext in(graph_, value_context, true);
     const Operation push =
         graph_.create_op(stacks::kStackPushV2Op, {entered, value},
                          {{"T", value.dtype()}, {"swap_memory", false}}, "StackPushV2");
-    // Each iteration pushes after the counter counts it, before the next one starts.
+    // Each iteration pushes after the counter counts it, before the next one starts; a
+    // push in a cond's branch, dead when the branch is not taken, through "f_sync", a
+    // ControlTrigger that is never dead.
+    if (value_context == st.forward) {
+      s.node(st.forward_index).control_inputs.push_back(push.id());
+    } else {
+      if (!st.has_forward_sync) {
+        const Operation sync = graph_.create_op(kControlTriggerOp, {}, {}, "f_sync");
+        s.node(sync.id()).control_inputs.clear();
+        s.node(sync.id()).context = st.forward;
+        s.node(st.forward_index).control_inputs.push_back(sync.id());
+        st.forward_sync = sync.id();
+        st.has_forward_sync = true;
+      }
+      s.node(st.forward_sync).control_inputs.push_back(push.id());
+    }
     s.node(push.id()).control_inputs.push_back(st.forward_add);
-    s.node(st.forward_index).control_inputs.push_back(push.id());
     return acc;
   }
 
@@ -333,7 +368,16 @@ class LoopGradients {
                                         const Output& value) {
     GraphState& s = graph_.state();
     InContext in(graph_, st.backward, true);
-    const Operation pop = graph_.create_op(stacks::kStackPopV2Op, {history},
+    // A value made in a cond's branch was pushed only when the branch was taken: pop it
+    // only then, through a Switch on the cond's predicate of the same iteration.
+    const std::uint32_t value_context = s.node(value.op().id()).context;
+    Output source = history;
+    if (value_context != st.forward) {
+      const ControlFlowContext& cond = s.flow_contexts[value_context - 1];
+      const Output pred = tensor_at(graph_, real_value(st, cond.pred));
+      source = make_switch(graph_, history, pred, "Switch", false).output(cond.branch);
+    }
+    const Operation pop = graph_.create_op(stacks::kStackPopV2Op, {source},
                                            {{"elem_type", value.dtype()}}, "StackPopV2");
     s.node(pop.id()).outputs[0].shape = value.get_shape();
     if (s.flow_contexts[st.backward - 1].parallel_iterations > 1) {

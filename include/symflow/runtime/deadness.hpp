@@ -92,7 +92,9 @@ inline std::vector<bool> steps_that_may_meet_dead(const GraphState& g,
                             std::any_of(n.inputs.begin(), n.inputs.end(), [&](TensorRef in) {
                               return is_next_iteration_op(g.node(in.node).def);
                             });
-    if (loop_merge) {
+    if (n.def && n.def->never_dead) {
+      // ControlTrigger: alive whatever its control inputs are.
+    } else if (loop_merge) {
       // A loop's Merge: alive in the first iteration when its Enter is, and after that
       // when the previous iteration ran (the executor checks it, as every loop step).
       for (const TensorRef& in : n.inputs)

@@ -395,9 +395,10 @@ class Run {
   }
 
   // ---- dead tensors (runtime/deadness.hpp) ------------------------------------------
-  // Whether a guarded step finds a dead input or control input. A Merge runs anyway.
+  // Whether a guarded step finds a dead input or control input. A Merge and a
+  // ControlTrigger run anyway.
   bool meets_dead(const PlanStep& s, std::size_t step) const {
-    if (plan_.nodes[step].def->reads_dead) return false;
+    if (plan_.nodes[step].def->reads_dead || plan_.nodes[step].def->never_dead) return false;
     for (std::uint32_t k = s.first_input; k < s.first_input + s.num_inputs; ++k)
       if (slots_.dead[plan_.input_slots[k]]) return true;
     for (std::uint32_t c = s.first_control; c < s.first_control + s.num_controls; ++c)

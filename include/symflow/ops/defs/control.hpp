@@ -158,11 +158,12 @@ inline std::vector<TensorSpec> infer_loop_cond(const InferContext& c) {
 }
 SYMFLOW_OP_DEF(kLoopCondOp, OpDef{.type = "LoopCond", .num_inputs = 1, .infer = infer_loop_cond});
 
-// ControlTrigger: does nothing; a while loop's gradient orders its stack pops through
-// one ("b_sync"), as TensorFlow does.
+// ControlTrigger: does nothing, and is never dead; a while loop's gradient orders its
+// stack pushes and pops through one ("f_sync", "b_sync"), as TensorFlow does.
 SYMFLOW_OP_DEF(kControlTriggerOp, OpDef{.type = "ControlTrigger",
                                         .num_inputs = 0,
                                         .infer = infer_nothing,
+                                        .never_dead = true,
                                         .host_only = true});
 
 // Whether a node of this type is one of a while loop's frame ops.

@@ -63,6 +63,9 @@ struct OpDef {
   // Runs while some inputs are dead (they arrive empty), and is dead only when all of
   // them are: Merge.
   bool reads_dead = false;
+  // Runs in every iteration and is never dead, whatever its control inputs are:
+  // ControlTrigger, which orders a loop gradient's stack ops across cond branches.
+  bool never_dead = false;
   // Takes or makes string tensors. Off by default: a kernel that moves elements as bytes
   // would corrupt std::string objects, so the graph refuses strings for the others.
   bool accepts_strings = false;
