@@ -20,6 +20,8 @@
 #include "symflow/layers/convolutional.hpp"
 #include "symflow/layers/core.hpp"
 #include "symflow/layers/pooling.hpp"
+#include "symflow/layers/rnn.hpp"
+#include "symflow/layers/rnn_cell.hpp"
 #include "symflow/metrics/metrics.hpp"
 #include "symflow/ops/array_ops.hpp"
 #include "symflow/ops/boolean_mask.hpp"
