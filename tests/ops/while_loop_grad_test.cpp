@@ -10,7 +10,7 @@
 
 #include <symflow/symflow.hpp>
 
-#include "gradient_check.hpp"
+#include "../gradient_check.hpp"
 
 namespace symflow_test_ops_while_loop_grad_test {
 
