@@ -50,6 +50,7 @@
 #include "symflow/ops/sampled_losses.hpp"
 #include "symflow/ops/shape_ops.hpp"
 #include "symflow/ops/sparse_ops.hpp"
+#include "symflow/ops/stack_ops.hpp"
 #include "symflow/ops/state_ops.hpp"
 #include "symflow/ops/string_ops.hpp"
 #include "symflow/ops/summary_ops.hpp"
