@@ -213,6 +213,25 @@ TEST_CASE("core/checked_sizes: zeros keeps every dim whole (int64 shape when nee
         DType::int32);
 }
 
+TEST_CASE("core/checked_sizes: an int32 constant of dims refuses what int32 cannot hold") {
+  // Shapes, axes and permutations written as int32 constants: a dim past int32 is a
+  // ValueError naming it, never a wrapped number (2**32 + 3 would have become 3).
+  CHECK(detail::int32_vector(Dims{2, 3}).to_vector<std::int32_t>() ==
+        std::vector<std::int32_t>{2, 3});
+  CHECK_THROWS_WITH_AS(detail::int32_vector(Dims{2, k2to32 + 3}),
+                       "Value 4294967299 at index 1 of [2,4294967299] does not fit in int32 (an "
+                       "int32 shape, axis or permutation constant)",
+                       ValueError);
+  CHECK_THROWS_AS(detail::int32_vector(Dims{-k2to32}), ValueError);
+  Graph g;
+  auto guard = g.as_default();
+  // A builder that writes a known shape as an int32 Const (tf.boolean_mask's).
+  auto x = placeholder(DType::float32, Shape{k2to32 + 3}, "x");
+  auto mask = placeholder(DType::bool_, Shape{k2to32 + 3}, "mask");
+  CHECK_THROWS_WITH_AS(boolean_mask(x, mask), doctest::Contains("does not fit in int32"),
+                       ValueError);
+}
+
 TEST_CASE("core/checked_sizes: zeros and fill of a count past int64 fail when they run") {
   Graph g;
   auto guard = g.as_default();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -110,10 +111,19 @@ inline Dims shape_argument(const Value& v) {
 }
 
 // A rank-1 int32 Value holding `dims` (a shape or axes argument).
+// `dims` as an int32 vector (a shape, axes or a permutation as TensorFlow writes them); a
+// number outside int32 is a ValueError, never a wrapped one.
 inline Value int32_vector(const Dims& dims) {
   Value v(DType::int32, {static_cast<std::int64_t>(dims.size())});
-  std::transform(dims.begin(), dims.end(), v.data<std::int32_t>(),
-                 [](std::int64_t d) { return static_cast<std::int32_t>(d); });
+  std::int32_t* out = v.data<std::int32_t>();
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < std::numeric_limits<std::int32_t>::min() ||
+        dims[i] > std::numeric_limits<std::int32_t>::max())
+      throw ValueError("Value " + std::to_string(dims[i]) + " at index " + std::to_string(i) +
+                       " of " + dims_to_string(dims) +
+                       " does not fit in int32 (an int32 shape, axis or permutation constant)");
+    out[i] = static_cast<std::int32_t>(dims[i]);
+  }
   return v;
 }
 
