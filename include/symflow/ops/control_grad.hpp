@@ -17,12 +17,9 @@
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
 #include "symflow/ops/shape_ops.hpp"
+#include "symflow/ops/while_grad.hpp"
 
 namespace symflow::detail {
-
-inline Output output_of(const Graph& g, TensorRef r) {
-  return Output(Operation(g.state_ptr(), r.node), r.index);
-}
 
 // The backward loop the gradient of a while loop's op is being built in (tf.gradients
 // makes it current); an op of a loop that tf.gradients does not know (an imported graph's,

@@ -36,7 +36,8 @@
 
 namespace symflow::detail {
 
-inline Output tensor_at(const Graph& g, TensorRef r) {
+// The tensor `r` names in graph `g`.
+inline Output output_of(const Graph& g, TensorRef r) {
   return Output(Operation(g.state_ptr(), r.node), r.index);
 }
 
@@ -184,7 +185,7 @@ class LoopGradients {
       Output zeros = constant(scalar_zero(value.dtype()), shape, "Const");
       if (!dead_branch) return zeros;
       const ControlFlowContext& cond = s.flow_contexts[context - 1];
-      const Output pred = tensor_at(graph_, real_value(*st, cond.pred));
+      const Output pred = output_of(graph_, real_value(*st, cond.pred));
       const Operation sw = make_switch(graph_, zeros, pred, "Switch", false);
       return sw.output(1 - cond.branch);
     }
@@ -215,7 +216,7 @@ class LoopGradients {
            s.flow_contexts[st.backward - 1].switch_merges) {
         const Node& merge = s.node(merge_ref.node);
         if (merge.inputs[0] != merge.inputs[1]) continue;
-        const Output first = tensor_at(graph_, merge.inputs[0]);
+        const Output first = output_of(graph_, merge.inputs[0]);
         const Shape& shape = first.get_shape();
         Output zero;
         if (shape.is_fully_defined()) {
@@ -223,7 +224,7 @@ class LoopGradients {
           zero = constant(scalar_zero(first.dtype()), shape, "Const");
         } else {
           InContext in(graph_, s.flow_contexts[st.backward - 1].outer);
-          const Output entered = tensor_at(graph_, s.node(merge.inputs[0].node).inputs[0]);
+          const Output entered = output_of(graph_, s.node(merge.inputs[0].node).inputs[0]);
           zero = fill(symflow::shape(entered), zero_of(first.dtype()));
         }
         InContext in(graph_, st.backward);
@@ -250,7 +251,7 @@ class LoopGradients {
     const Output enter = make_enter(graph_, n, st.forward, false, "f_count").output(0);
     const Operation merge_op = graph_.create_op(
         kMergeOp, {enter, enter}, {{"T", DType::int32}, {"N", std::int64_t{2}}}, "Merge");
-    const Output loop_cond = tensor_at(graph_, s.flow_contexts[st.forward - 1].loop_cond);
+    const Output loop_cond = output_of(graph_, s.flow_contexts[st.forward - 1].loop_cond);
     const Operation sw = make_switch(graph_, merge_op.output(0), loop_cond, "Switch", false);
     const Output one = constant(1, "Add/y");
     const Output index =
@@ -306,7 +307,7 @@ class LoopGradients {
       InContext in(graph_, st.backward);
       real = constant(std::get<Value>(n.attrs.at("value")), "Const").ref();
     } else {
-      const Output forward_value = tensor_at(graph_, value);
+      const Output forward_value = output_of(graph_, value);
       const Output history = add_forward_accumulator(st, forward_value);
       InContext in(graph_, st.backward);
       real = add_backprop_accumulated_value(st, history, forward_value).ref();
@@ -338,7 +339,7 @@ class LoopGradients {
                 .output(0);
     }
     // The handle enters the forward loop first, named in the reader's scope.
-    const Output entered = tensor_at(graph_, context_add_value(graph_, st.forward, acc.ref()));
+    const Output entered = output_of(graph_, context_add_value(graph_, st.forward, acc.ref()));
     InContext in(graph_, value_context, true);
     const Operation push =
         graph_.create_op(stacks::kStackPushV2Op, {entered, value},
@@ -374,7 +375,7 @@ class LoopGradients {
     Output source = history;
     if (value_context != st.forward) {
       const ControlFlowContext& cond = s.flow_contexts[value_context - 1];
-      const Output pred = tensor_at(graph_, real_value(st, cond.pred));
+      const Output pred = output_of(graph_, real_value(st, cond.pred));
       source = make_switch(graph_, history, pred, "Switch", false).output(cond.branch);
     }
     const Operation pop = graph_.create_op(stacks::kStackPopV2Op, {source},
