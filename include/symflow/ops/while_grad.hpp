@@ -96,7 +96,8 @@ struct GradLoopState {
 // The loops of one tf.gradients call (TensorFlow's ControlFlowState).
 class LoopGradients {
  public:
-  explicit LoopGradients(Graph g) : graph_(std::move(g)) {}
+  explicit LoopGradients(Graph g)
+      : graph_(std::move(g)), base_context_(graph_.state().current_context) {}
   ~LoopGradients() {
     if (!states_.empty()) graph_.state().forward_value_in_backprop = nullptr;
   }
@@ -151,14 +152,15 @@ class LoopGradients {
   }
 
   // The backward context an op's gradient is built in: for `before` (the sum of the
-  // gradients of its outputs) an Exit's is outside its loop; 0 outside every loop.
+  // gradients of its outputs) an Exit's is outside its loop; outside every loop, the
+  // context tf.gradients was called in.
   std::uint32_t grad_context_for(const Operation& op, bool before) const {
     const GraphState& s = graph_.state();
     std::uint32_t forward = s.loop_of(op.node().context);
     if (before && forward != 0 && is_exit_op(&op.op_def()))
       forward = s.loop_of(s.flow_contexts[forward - 1].outer);
     auto it = states_.find(forward);
-    return it == states_.end() ? 0 : it->second.backward;
+    return it == states_.end() ? base_context_ : it->second.backward;
   }
 
   // Zeros for output `index` of `op`, which no path reached, for an op in a loop being
@@ -397,6 +399,7 @@ class LoopGradients {
   }
 
   Graph graph_;
+  std::uint32_t base_context_;  // the context tf.gradients was called in
   std::map<std::uint32_t, GradLoopState> states_;
 };
 
