@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -140,5 +141,25 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Values in [-1, 1) from a fixed sequence (float64), so a wrong sum over elements shows.
+inline Value sequence_value(const Dims& dims, std::uint32_t state) {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims) n *= d;
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (double& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<double>(state >> 8) / static_cast<double>(1u << 23) - 1.0;
+  }
+  return Value::from_vector(v, dims);
+}
+
+// The ops of a graph's UPDATE_OPS collection (tf.get_collection(tf.GraphKeys.UPDATE_OPS)).
+inline std::vector<Operation> update_ops(const Graph& g) {
+  std::vector<Operation> out;
+  for (const CollectionValue& item : g.get_collection(GraphKeys::UPDATE_OPS))
+    out.push_back(std::get<Operation>(item));
+  return out;
+}
 
 }  // namespace symflow::test

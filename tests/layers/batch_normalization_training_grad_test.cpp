@@ -19,18 +19,6 @@ namespace symflow_test_layers_batch_normalization_training_grad_test {
 using namespace symflow;
 using namespace symflow::test;
 
-// Values in [-1, 1) from a fixed sequence.
-Value sequence_value(const Dims& dims, std::uint32_t state) {
-  std::int64_t n = 1;
-  for (std::int64_t d : dims) n *= d;
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (double& x : v) {
-    state = state * 1664525u + 1013904223u;
-    x = static_cast<double>(state >> 8) / static_cast<double>(1u << 23) - 1.0;
-  }
-  return Value::from_vector(v, dims);
-}
-
 // d sum(y * w) / d (x, gamma, beta) against central differences, with `training` fed
 // `on`. gamma and beta are fed through their read tensors; the moving statistics are
 // initialised, since the untaken branch's Switch still reads them.

@@ -23,13 +23,6 @@ using namespace symflow::test;
 // TF's test input: 4 rows, 3 channels.
 const Value kX = Value::from_vector<float>({1, 2, 3, 4, 0, -1, 2, 2, 2, 0.5f, 1, 8}, {4, 3});
 
-std::vector<Operation> update_ops(const Graph& g) {
-  std::vector<Operation> out;
-  for (const CollectionValue& item : g.get_collection(GraphKeys::UPDATE_OPS))
-    out.push_back(std::get<Operation>(item));
-  return out;
-}
-
 // "name op input, input, ..." for the nodes whose names start with one of `prefixes`,
 // sorted (TensorFlow's GraphDef lists a branch's Switch after the op that reads it,
 // symflow's before; the nodes and their inputs are the same).

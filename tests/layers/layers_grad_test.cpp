@@ -27,18 +27,6 @@ namespace layers_grad_test {
 using namespace symflow;
 using namespace symflow::test;
 
-// Values in [-1, 1) from a fixed sequence.
-Value sequence_value(const Dims& dims, std::uint32_t state) {
-  std::int64_t n = 1;
-  for (std::int64_t d : dims) n *= d;
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (double& x : v) {
-    state = state * 1664525u + 1013904223u;
-    x = static_cast<double>(state >> 8) / static_cast<double>(1u << 23) - 1.0;
-  }
-  return Value::from_vector(v, dims);
-}
-
 // Checks d loss / d t for each tensor t of `wrt` (a placeholder, or a variable's read
 // tensor, fed so that no variable needs initializing) against central differences,
 // where loss = sum(y * w) for fixed weights w.
