@@ -44,6 +44,7 @@
 #endif
 
 #if !defined(SYMFLOW_COMPILED_PART) || SYMFLOW_COMPILED_PART == 2
+#include "symflow/core/dtype_cast_inl.hpp"
 #include "symflow/core/value_print_inl.hpp"
 #include "symflow/graph/graph_inl.hpp"
 #include "symflow/graph/scopes_inl.hpp"

@@ -95,7 +95,8 @@ TEST_CASE("core/dtype: dtype_v maps C++ types to dtypes, Element rejects others"
   CHECK(symflow::Element<float>);
   CHECK(symflow::Element<const bool>);
   CHECK_FALSE(symflow::Element<char>);
-  CHECK_FALSE(symflow::Element<unsigned>);
+  CHECK_FALSE(symflow::Element<long double>);
+  CHECK(symflow::Element<unsigned>);  // uint32, a storage dtype (tests/core/storage_dtypes_test.cpp)
   CHECK(symflow::Element<std::string>);
   CHECK(symflow::dtype_v<std::string> == DType::string);
 }
@@ -118,10 +119,12 @@ TEST_CASE("core/dtype: dtype_from_enum_name round-trips and rejects unknown name
     CHECK(symflow::dtype_from_enum_name(row.graph_def) == row.dtype);
   }
   CHECK(symflow::dtype_from_enum_name("DT_STRING") == DType::string);
-  CHECK_THROWS_AS(symflow::dtype_from_enum_name("DT_HALF"), symflow::ValueError);
-  CHECK_THROWS_WITH_AS(symflow::dtype_from_enum_name("DT_HALF"),
-                       "Unknown data type 'DT_HALF': expected one of DT_FLOAT, DT_DOUBLE, "
-                       "DT_INT32, DT_INT64, DT_UINT8, DT_BOOL, DT_STRING",
+  CHECK(symflow::dtype_from_enum_name("DT_HALF") == DType::float16);
+  CHECK_THROWS_AS(symflow::dtype_from_enum_name("DT_COMPLEX128"), symflow::ValueError);
+  CHECK_THROWS_WITH_AS(symflow::dtype_from_enum_name("DT_COMPLEX128"),
+                       "Unknown data type 'DT_COMPLEX128': expected one of DT_FLOAT, DT_DOUBLE, "
+                       "DT_INT32, DT_INT64, DT_UINT8, DT_BOOL, DT_STRING, DT_INT8, DT_INT16, "
+                       "DT_UINT16, DT_UINT32, DT_UINT64, DT_HALF, DT_BFLOAT16, DT_COMPLEX64",
                        symflow::ValueError);
   // Python names and the runtime's names are not GraphDef names; nor is DT_INVALID.
   CHECK_THROWS_AS(symflow::dtype_from_enum_name("float32"), symflow::ValueError);

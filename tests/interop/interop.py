@@ -333,6 +333,72 @@ def check_saver_graph(folder):
             compare(f"TF reading symflow's checkpoint, {name}", a, b)
 
 
+def check_storage_dtypes(folder):
+    """Variables of TensorFlow's other number types (int8 ... complex64) in TF's Saver
+    graph: symflow runs the restore op on TF's checkpoint, casts each to float64 as TF
+    does, runs the save op, and TF reads symflow's checkpoint bit for bit. The GraphDef
+    symflow writes back keeps each Const's bits."""
+    os.makedirs(folder, exist_ok=True)
+    values = {"i8": (tf.int8, [-128, 5, 127]), "i16": (tf.int16, [-300, 7]),
+              "u16": (tf.uint16, [65535, 3]), "u32": (tf.uint32, [4000000000, 1]),
+              "u64": (tf.uint64, np.array([2**64 - 1, 2], np.uint64)),
+              "f16": (tf.float16, [0.1, -2.5, 65504]), "bf16": (tf.bfloat16, [0.1, 3.0, -1e30]),
+              "c64": (tf.complex64, [1 + 2j, -0.5j])}
+    g = tf.Graph()
+    with g.as_default():
+        fetches = []
+        for name, (dtype, value) in values.items():
+            v = tf.Variable(tf.constant(value, dtype=dtype), name="v_" + name)
+            c = tf.constant(value, dtype=dtype, name="c_" + name)
+            # A plain Cast node (tf.cast would add a Real op for complex64): the real
+            # part, as TF's Cast kernel keeps it.
+            fetches.append(tf.raw_ops.Cast(x=v, DstT=tf.float64, name="f_" + name).name)
+            fetches.append(tf.raw_ops.Cast(x=c, DstT=tf.float64, name="g_" + name).name)
+        saver = tf.train.Saver()
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, os.path.join(folder, "model.ckpt"))
+            want = sess.run(fetches)
+        tf.io.write_graph(g.as_graph_def(), folder, "storage.pb", as_text=False)
+        filename = saver.saver_def.filename_tensor_name
+        restore = saver.saver_def.restore_op_name
+        save = saver.saver_def.save_tensor_name.split(":")[0]
+    copy = os.path.join(folder, "by_symflow.ckpt")
+    name_file = os.path.join(folder, "prefix.npy")
+    np.save(name_file, np.array(copy.encode()))
+    for suffix in (".index", ".data-00000-of-00001"):
+        shutil.copyfile(prefix + suffix, copy + suffix)
+    written = os.path.join(folder, "symflow_storage.pb")
+    got = run_symflow(os.path.join(folder, "storage.pb"), {}, fetches, folder,
+                      ["--feed", f"{filename}={name_file}", "--run", restore, "--run", save,
+                       "--write-graph", written])
+    if got is None:
+        return
+    for fetch, g_, w in zip(fetches, got, want):
+        compare(f"symflow on TF's storage-dtype graph, {fetch}", g_, w)
+    theirs, ours = tf.train.load_checkpoint(prefix), tf.train.load_checkpoint(copy)
+    global checked
+    for name in sorted(theirs.get_variable_to_shape_map()):
+        a, b = ours.get_tensor(name), theirs.get_tensor(name)
+        checked += 1
+        if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+            failures.append(f"TF reading symflow's checkpoint, {name}: {a!r}, expected {b!r}")
+    back = tf.GraphDef()
+    with open(written, "rb") as f:
+        back.ParseFromString(f.read())
+    consts = [f"c_{name}:0" for name in values]
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(back, name="")
+        with tf.Session(graph=g2) as sess:
+            ours_c = sess.run(consts)
+    with g.as_default(), tf.Session(graph=g) as sess:
+        theirs_c = sess.run(consts)
+    for name, a, b in zip(consts, ours_c, theirs_c):
+        checked += 1
+        if a.dtype != b.dtype or a.tobytes() != b.tobytes():
+            failures.append(f"TF on symflow's GraphDef, {name}: {a!r}, expected {b!r}")
+
+
 def training_model(use_resource):
     """A small regression model trained with Momentum (slot variables too), its
     variables resource variables when `use_resource`, as TF2's tf.compat.v1 makes them."""
@@ -503,6 +569,7 @@ def main():
                 compare(f"TF on symflow's {os.path.basename(written)} (from {file}), {fetch}", g, w)
     check_checkpoints(os.path.join(WORK, "checkpoint"))
     check_saver_graph(os.path.join(WORK, "saver_graph"))
+    check_storage_dtypes(os.path.join(WORK, "storage_dtypes"))
     check_saved_model_and_meta(os.path.join(WORK, "saved_model_ref"), use_resource=False)
     check_saved_model_and_meta(os.path.join(WORK, "saved_model_resource"), use_resource=True)
     check_symflow_training_graph(os.path.join(WORK, "symflow_training_graph"))

@@ -230,8 +230,8 @@ TEST_CASE(
         "node 'a': expected 'input' to be an array of strings, got string");
   fails(R"({"node":[{"name":"a","op":"NoOp","input":[1]}]})", "expected an input to be a string");
   fails(R"({"versions":{"producer":"26"}})", "expected 'versions.producer' to be an integer");
-  fails(node_with(R"({"type":"DT_HALF"})"),
-        "model.json: node 'n' attr 'value': unknown dtype 'DT_HALF'");
+  fails(node_with(R"({"type":"DT_COMPLEX128"})"),
+        "model.json: node 'n' attr 'value': unknown dtype 'DT_COMPLEX128'");
   fails(node_with(R"({"type":1})"), "node 'n' attr 'value': expected 'type' to be a string");
   fails(node_with(R"({"x":1})"), "node 'n' attr 'value': unknown attr kind 'x'");
   fails(node_with(R"({"i":1,"f":2})"), "exactly one field");
@@ -254,7 +254,7 @@ TEST_CASE(
         "DT_FLOAT");
   fails(node_with(R"({"tensor":{"dtype":"DT_FLOAT","shape":[2],"content":"AACAP!AAAEA="}})"),
         "expected the tensor's 'content' to be base64");
-  fails(node_with(R"({"tensor":{"dtype":"DT_INT8","shape":[]}})"), "unknown dtype 'DT_INT8'");
+  fails(node_with(R"({"tensor":{"dtype":"DT_QINT8","shape":[]}})"), "unknown dtype 'DT_QINT8'");
   fails(node_with(R"({"tensor":{"shape":[]}})"), "a tensor needs a 'dtype'");
   fails(node_with(R"({"tensor":{"dtype":"DT_FLOAT","shape":[-1]}})"),
         "expected the tensor's sizes to be >= 0");
@@ -351,8 +351,8 @@ TEST_CASE("io/graph_io: the text reader handles scalars, escapes, lists and repo
   fails("node { name: \"a\" op: \"NoOp\" colour: 1 }", "unknown field 'colour' in a node");
   fails("node { op: \"NoOp\" }", "a node needs a 'name' and an 'op'");
   fails("node { name: 1 op: \"NoOp\" }", "expected field 'name' to be a quoted string");
-  fails("node { name: 'a' op: 'C' attr { key: 'v' value { type: DT_HALF } } }",
-        "unknown dtype 'DT_HALF'");
+  fails("node { name: 'a' op: 'C' attr { key: 'v' value { type: DT_COMPLEX128 } } }",
+        "unknown dtype 'DT_COMPLEX128'");
   fails("node { name: 'a' op: 'C' attr { key: 'v' value { i: 1x } } }",
         "expected field 'i' to be an integer");
   fails(

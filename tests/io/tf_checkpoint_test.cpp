@@ -551,9 +551,9 @@ TEST_CASE("tf_checkpoint: several blocks and shards, shared key prefixes, other 
     entries.emplace_back(name, entry_proto(1, {2}, i % 2, shard.size(), bytes));
     shard += bytes;
   }
-  // DT_HALF: listed, its size checked, not readable; an empty int64 tensor.
-  entries.emplace_back("m_half", entry_proto(19, {3}, 0, shard0.size(), std::string(6, '\1')));
-  shard0 += std::string(6, '\1');
+  // DT_COMPLEX128: listed, its size checked, not readable; an empty int64 tensor.
+  entries.emplace_back("m_c128", entry_proto(18, {3}, 0, shard0.size(), std::string(48, '\1')));
+  shard0 += std::string(48, '\1');
   entries.emplace_back("n_empty", entry_proto(9, {0, 4}, 0, shard0.size(), ""));
   std::sort(entries.begin(), entries.end());
   io::write_file_atomically(prefix + ".index", table_of(entries, 7, 3));
@@ -570,8 +570,9 @@ TEST_CASE("tf_checkpoint: several blocks and shards, shared key prefixes, other 
     CHECK(reader.entries().at(name).shard == i % 2);
     CHECK(reader.read(name) == Value({float(i), float(i) + 0.5f}));
   }
-  CHECK(io::bundle_dtype_name(reader.entries().at("m_half")) == "DT_HALF");
-  CHECK_THROWS_WITH_AS(reader.read("m_half"), doctest::Contains("DT_HALF"), tf::UnimplementedError);
+  CHECK(io::bundle_dtype_name(reader.entries().at("m_c128")) == "DT_COMPLEX128");
+  CHECK_THROWS_WITH_AS(reader.read("m_c128"), doctest::Contains("DT_COMPLEX128"),
+                       tf::UnimplementedError);
   CHECK(reader.read("n_empty").dims() == Dims{0, 4});
 
   // A missing second shard is named.

@@ -3,6 +3,7 @@
 // GraphDef names (DT_FLOAT) and the names in run-time messages ("float") are
 // derived from them.
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include "symflow/core/errors.hpp"
+#include "symflow/core/float16.hpp"
 
 namespace symflow {
 
@@ -23,6 +25,10 @@ namespace symflow {
 // `resource` is TensorFlow's handle to a run's TensorArray or stack: stored as a string
 // (the resource's name in the run, backend/step_resources.hpp), host memory only, and
 // taken only by the ops that say so (OpDef::accepts_resources).
+// The storage dtypes (int8 to complex64, after `resource`) are TensorFlow's other number
+// types: symflow keeps, moves, casts, prints and saves them, but computes in none of them
+// (docs/dtypes.md): like strings, they are taken only by the ops that opt in
+// (OpDef::accepts_storage_dtypes), and visit_dtype does not visit them.
 enum class DType : std::uint8_t {
   invalid,
   float32,
@@ -32,7 +38,15 @@ enum class DType : std::uint8_t {
   uint8,
   bool_,
   string,
-  resource
+  resource,
+  int8,
+  int16,
+  uint16,
+  uint32,
+  uint64,
+  float16,
+  bfloat16,
+  complex64
 };
 
 inline constexpr DType float32 = DType::float32;
@@ -42,6 +56,18 @@ inline constexpr DType int64 = DType::int64;
 inline constexpr DType uint8 = DType::uint8;
 inline constexpr DType bool_ = DType::bool_;
 inline constexpr DType string = DType::string;
+inline constexpr DType int8 = DType::int8;
+inline constexpr DType int16 = DType::int16;
+inline constexpr DType uint16 = DType::uint16;
+inline constexpr DType uint32 = DType::uint32;
+inline constexpr DType uint64 = DType::uint64;
+inline constexpr DType float16 = DType::float16;
+inline constexpr DType half = DType::float16;  // tf.half
+inline constexpr DType bfloat16 = DType::bfloat16;
+inline constexpr DType complex64 = DType::complex64;
+
+// tf.complex64's element.
+using complex64_t = std::complex<float>;
 
 // The C++ element type of each DType, and back.
 template <class T>
@@ -60,6 +86,22 @@ template <>
 struct dtype_of<bool> : std::integral_constant<DType, DType::bool_> {};
 template <>
 struct dtype_of<std::string> : std::integral_constant<DType, DType::string> {};
+template <>
+struct dtype_of<std::int8_t> : std::integral_constant<DType, DType::int8> {};
+template <>
+struct dtype_of<std::int16_t> : std::integral_constant<DType, DType::int16> {};
+template <>
+struct dtype_of<std::uint16_t> : std::integral_constant<DType, DType::uint16> {};
+template <>
+struct dtype_of<std::uint32_t> : std::integral_constant<DType, DType::uint32> {};
+template <>
+struct dtype_of<std::uint64_t> : std::integral_constant<DType, DType::uint64> {};
+template <>
+struct dtype_of<float16_t> : std::integral_constant<DType, DType::float16> {};
+template <>
+struct dtype_of<bfloat16_t> : std::integral_constant<DType, DType::bfloat16> {};
+template <>
+struct dtype_of<complex64_t> : std::integral_constant<DType, DType::complex64> {};
 
 template <class T>
 concept Element = requires {
@@ -88,6 +130,22 @@ constexpr std::string_view dtype_name(DType d) {
       return "string";
     case DType::resource:
       return "resource";
+    case DType::int8:
+      return "int8";
+    case DType::int16:
+      return "int16";
+    case DType::uint16:
+      return "uint16";
+    case DType::uint32:
+      return "uint32";
+    case DType::uint64:
+      return "uint64";
+    case DType::float16:
+      return "float16";
+    case DType::bfloat16:
+      return "bfloat16";
+    case DType::complex64:
+      return "complex64";
     case DType::invalid:
       break;
   }
@@ -118,6 +176,22 @@ constexpr std::string_view dtype_enum_name(DType d) {
       return "DT_STRING";
     case DType::resource:
       return "DT_RESOURCE";
+    case DType::int8:
+      return "DT_INT8";
+    case DType::int16:
+      return "DT_INT16";
+    case DType::uint16:
+      return "DT_UINT16";
+    case DType::uint32:
+      return "DT_UINT32";
+    case DType::uint64:
+      return "DT_UINT64";
+    case DType::float16:
+      return "DT_HALF";
+    case DType::bfloat16:
+      return "DT_BFLOAT16";
+    case DType::complex64:
+      return "DT_COMPLEX64";
     case DType::invalid:
       break;
   }
@@ -143,6 +217,22 @@ constexpr std::string_view dtype_runtime_name(DType d) {
       return "string";
     case DType::resource:
       return "resource";
+    case DType::int8:
+      return "int8";
+    case DType::int16:
+      return "int16";
+    case DType::uint16:
+      return "uint16";
+    case DType::uint32:
+      return "uint32";
+    case DType::uint64:
+      return "uint64";
+    case DType::float16:
+      return "half";
+    case DType::bfloat16:
+      return "bfloat16";
+    case DType::complex64:
+      return "complex64";
     case DType::invalid:
       break;
   }
@@ -166,6 +256,22 @@ constexpr std::size_t dtype_size(DType d) {
     case DType::string:
     case DType::resource:
       return sizeof(std::string);
+    case DType::int8:
+      return 1;
+    case DType::int16:
+      return 2;
+    case DType::uint16:
+      return 2;
+    case DType::uint32:
+      return 4;
+    case DType::uint64:
+      return 8;
+    case DType::float16:
+      return 2;
+    case DType::bfloat16:
+      return 2;
+    case DType::complex64:
+      return 8;
     case DType::invalid:
       break;
   }
@@ -173,8 +279,14 @@ constexpr std::size_t dtype_size(DType d) {
 }
 
 // Every valid DType, in enum order.
-inline constexpr DType kAllDTypes[] = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                       DType::uint8,   DType::bool_,   DType::string};
+inline constexpr DType kAllDTypes[] = {
+    DType::float32, DType::float64, DType::int32,   DType::int64,    DType::uint8,
+    DType::bool_,   DType::string,  DType::int8,    DType::int16,    DType::uint16,
+    DType::uint32,  DType::uint64,  DType::float16, DType::bfloat16, DType::complex64};
+
+// The dtypes symflow stores, moves, casts, prints and saves but computes in none of
+// (int8 to complex64): only the ops with OpDef::accepts_storage_dtypes take them.
+constexpr bool is_storage_dtype(DType d) { return d >= DType::int8 && d <= DType::complex64; }
 
 // Whether a value of `d` holds std::string objects (strings, resource handles): copied
 // element by element, never byte by byte.
@@ -190,7 +302,9 @@ inline DType dtype_from_enum_name(std::string_view name) {
     if (dtype_enum_name(d) == name) return d;
   throw ValueError(
       "Unknown data type '" + std::string(name) +
-      "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_BOOL, DT_STRING");
+      "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_UINT8, DT_BOOL, "
+      "DT_STRING, DT_INT8, DT_INT16, DT_UINT16, DT_UINT32, DT_UINT64, DT_HALF, DT_BFLOAT16, "
+      "DT_COMPLEX64");
 }
 
 // TensorFlow's DataType enum numbers (types.proto), as binary files store them.
@@ -212,6 +326,22 @@ constexpr int dtype_tf_number(DType d) {
       return 7;
     case DType::resource:
       return 20;
+    case DType::int8:
+      return 6;
+    case DType::int16:
+      return 5;
+    case DType::uint16:
+      return 17;
+    case DType::uint32:
+      return 22;
+    case DType::uint64:
+      return 23;
+    case DType::float16:
+      return 19;
+    case DType::bfloat16:
+      return 14;
+    case DType::complex64:
+      return 8;
     case DType::invalid:
       break;
   }
@@ -263,16 +393,63 @@ decltype(auto) visit_dtype(DType d, F&& f) {
       return f(type_tag<std::uint8_t>{});
     case DType::bool_:
       return f(type_tag<bool>{});
-    case DType::string:
-    case DType::resource:
-      throw TypeError(
-          "Expected a number or bool dtype (float32, float64, int32, int64, uint8, "
-          "bool), got " +
-          std::string(dtype_name(d)));
     case DType::invalid:
       break;
+    default:
+      throw TypeError(
+          "Expected a number or bool dtype that symflow computes in (float32, float64, int32, "
+          "int64, uint8, bool), got " +
+          std::string(dtype_name(d)));
   }
   throw TypeError("Invalid dtype: expected one of float32, float64, int32, int64, uint8, bool");
+}
+
+// Calls f(type_tag<T>{}) with an unsigned integer type as wide as d's elements (bool as
+// std::uint8_t, float32 as std::uint32_t, complex64 as std::uint64_t), or std::string for
+// strings and resource handles: for kernels that only copy, gather or compare elements
+// bit for bit, of every dtype.
+template <class F>
+decltype(auto) visit_storage_dtype(DType d, F&& f) {
+  if (stores_strings(d)) return f(type_tag<std::string>{});
+  switch (dtype_size(d)) {
+    case 1:
+      return f(type_tag<std::uint8_t>{});
+    case 2:
+      return f(type_tag<std::uint16_t>{});
+    case 4:
+      return f(type_tag<std::uint32_t>{});
+    case 8:
+      return f(type_tag<std::uint64_t>{});
+    default:
+      break;
+  }
+  throw TypeError("Invalid dtype: expected a valid dtype, got " + std::string(dtype_name(d)));
+}
+
+// visit_dtype over every number and bool dtype, the storage dtypes too (std::int8_t, ...,
+// float16_t, bfloat16_t, complex64_t): for conversion and printing, which handle them all.
+template <class F>
+decltype(auto) visit_number_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::int8:
+      return f(type_tag<std::int8_t>{});
+    case DType::int16:
+      return f(type_tag<std::int16_t>{});
+    case DType::uint16:
+      return f(type_tag<std::uint16_t>{});
+    case DType::uint32:
+      return f(type_tag<std::uint32_t>{});
+    case DType::uint64:
+      return f(type_tag<std::uint64_t>{});
+    case DType::float16:
+      return f(type_tag<float16_t>{});
+    case DType::bfloat16:
+      return f(type_tag<bfloat16_t>{});
+    case DType::complex64:
+      return f(type_tag<complex64_t>{});
+    default:
+      return visit_dtype(d, std::forward<F>(f));
+  }
 }
 
 // visit_dtype with strings too (std::string): for code that handles elements by

@@ -21,6 +21,7 @@
 
 #include "symflow/core/buffer_pool.hpp"
 #include "symflow/core/dtype.hpp"
+#include "symflow/core/dtype_cast.hpp"
 #include "symflow/core/errors.hpp"
 #include "symflow/core/shape.hpp"
 
@@ -428,6 +429,10 @@ inline Value Value::astype(DType dtype) const {
     throw UnimplementedError("Cast " + std::string(dtype_runtime_name(dtype_)) + " to " +
                              std::string(dtype_runtime_name(dtype)) + " is not supported");
   Value out(dtype, dims_);
+  if (is_storage_dtype(dtype) || is_storage_dtype(dtype_)) {
+    cast_elements(dtype_, raw_data(), dtype, out.raw_data(), size());
+    return out;
+  }
   visit_dtype(dtype_, [&](auto from) {
     using S = typename decltype(from)::type;
     visit_dtype(dtype, [&](auto to) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ostream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -33,10 +34,12 @@ inline constexpr std::int64_t kEdgeItems = 3;
 // notation pads every element to a common integer and fraction width ("[1.5  2.25]");
 // scientific notation (chosen for values >= 1e8, < 1e-4 or a range above 1000) gives every
 // mantissa the same number of digits ("[1.5e-05 2.0e+00]").
+// `plus_sign`: NumPy's sign='+', a "+" before every non-negative number (the imaginary
+// parts of complex numbers). F is float, double or float16_t (compared in its own precision).
 template <class F>
 class FloatFormat {
  public:
-  explicit FloatFormat(const std::vector<F>& xs) {
+  explicit FloatFormat(const std::vector<F>& xs, bool plus_sign = false) : plus_sign_(plus_sign) {
     std::vector<F> finite;
     bool neg_inf = false;
     for (F x : xs) {
@@ -46,20 +49,21 @@ class FloatFormat {
         neg_inf = true;
     }
     bool any_nonzero = false;
-    F max_abs = 0, min_abs = 0;
+    F max_abs{}, min_abs{};
     for (F x : finite) {
       if (x == 0) continue;
-      F a = std::fabs(x);
+      F a = F(std::fabs(x));
       max_abs = any_nonzero ? std::max(max_abs, a) : a;
       min_abs = any_nonzero ? std::min(min_abs, a) : a;
       any_nonzero = true;
     }
     // The comparisons are made in F, as NumPy makes them in the array's dtype.
     scientific_ =
-        any_nonzero && (max_abs >= F(1e8) || min_abs < F(1e-4) || max_abs / min_abs > F(1000));
+        any_nonzero && (max_abs >= F(1e8) || min_abs < F(1e-4) || F(max_abs / min_abs) > F(1000.0));
     if (scientific_) {
       for (F x : finite) {
         ScientificDigits s = scientific_digits(x, kPrintPrecision);
+        s.mantissa = signed_text(x, s.mantissa);
         std::size_t dot = s.mantissa.find('.');
         pad_left_ = std::max(pad_left_, dot);
         precision_ = std::max(precision_, s.mantissa.size() - dot - 1);
@@ -68,14 +72,14 @@ class FloatFormat {
       pad_right_ = exp_digits_ + 2 + precision_;  // only for the width of nan and inf
     } else {
       for (F x : finite) {
-        std::string s = positional_digits(x, kPrintPrecision, true);
+        std::string s = signed_text(x, positional_digits(x, kPrintPrecision, true));
         std::size_t dot = s.find('.');
         pad_left_ = std::max(pad_left_, dot);
         pad_right_ = std::max(pad_right_, s.size() - dot - 1);
       }
     }
     if (finite.size() != xs.size()) {  // room for "nan", "inf" and "-inf"
-      std::size_t inf_width = neg_inf ? 4 : 3;
+      std::size_t inf_width = neg_inf || plus_sign_ ? 4 : 3;
       std::size_t taken = pad_right_ + 1;
       if (inf_width > taken) pad_left_ = std::max(pad_left_, inf_width - taken);
     }
@@ -84,6 +88,7 @@ class FloatFormat {
   std::string operator()(F x) const {
     if (!std::isfinite(x)) {
       std::string s = std::isnan(x) ? "nan" : (x < 0 ? "-inf" : "inf");
+      if (plus_sign_ && s[0] != '-') s = "+" + s;
       return std::string(pad_left_ + pad_right_ + 1 - s.size(), ' ') + s;
     }
     std::string s;
@@ -93,15 +98,21 @@ class FloatFormat {
       ScientificDigits d = scientific_digits(x, kPrintPrecision);
       if (d.mantissa.size() - d.mantissa.find('.') - 1 < precision_)
         d = scientific_rounded(x, static_cast<int>(precision_));
-      s = d.mantissa + exponent_suffix(d.exponent, static_cast<int>(exp_digits_));
+      s = signed_text(x, d.mantissa) + exponent_suffix(d.exponent, static_cast<int>(exp_digits_));
     } else {
-      s = positional_digits(x, kPrintPrecision, true);
+      s = signed_text(x, positional_digits(x, kPrintPrecision, true));
       s += std::string(pad_right_ - (s.size() - s.find('.') - 1), ' ');
     }
     return std::string(pad_left_ - s.find('.'), ' ') + s;
   }
 
  private:
+  std::string signed_text(F x, std::string digits) const {
+    if (plus_sign_ && !std::signbit(static_cast<double>(x))) digits.insert(0, 1, '+');
+    return digits;
+  }
+
+  bool plus_sign_ = false;
   bool scientific_ = false;
   std::size_t pad_left_ = 0;    // characters before the point, sign included
   std::size_t pad_right_ = 0;   // characters after it
@@ -137,10 +148,87 @@ struct BoolFormat {
   std::string operator()(bool x) const { return x ? " True" : "False"; }
 };
 
+// float, double and float16_t print as NumPy prints its own float types.
 template <class T>
-using ElementFormat = std::conditional_t<
-    std::is_same_v<T, bool>, BoolFormat,
-    std::conditional_t<std::is_floating_point_v<T>, FloatFormat<T>, IntFormat<T>>>;
+inline constexpr bool prints_as_float = std::is_floating_point_v<T> || std::is_same_v<T, float16_t>;
+
+// A bfloat16 (ml_dtypes' type, which TensorFlow returns) prints as C++ streams a float:
+// six significant digits, no padding: "[1 0.100098 -2 1.00026e+30]".
+inline std::string bfloat16_str(bfloat16_t x) {
+  const float f = static_cast<float>(x);
+  if (std::isnan(f)) return "nan";
+  std::ostringstream os;
+  os << f;
+  return os.str();
+}
+struct Bfloat16Format {
+  explicit Bfloat16Format(const std::vector<bfloat16_t>&) {}
+  std::string operator()(bfloat16_t x) const { return bfloat16_str(x); }
+};
+
+// NumPy's ComplexFloatingFormat: the real parts laid out as a float array, the imaginary
+// parts as one with a sign always, and the "j" before the imaginary part's padding:
+// "[1. +2.j  3.5-1.j ]".
+class ComplexFormat {
+ public:
+  explicit ComplexFormat(const std::vector<complex64_t>& xs)
+      : real_(parts(xs, false)), imag_(parts(xs, true), true) {}
+  std::string operator()(complex64_t x) const {
+    std::string i = imag_(x.imag());
+    const std::size_t end = i.find_last_not_of(' ') + 1;
+    return real_(x.real()) + i.substr(0, end) + "j" + i.substr(end);
+  }
+
+ private:
+  static std::vector<float> parts(const std::vector<complex64_t>& xs, bool imaginary) {
+    std::vector<float> out;
+    out.reserve(xs.size());
+    for (const complex64_t& x : xs) out.push_back(imaginary ? x.imag() : x.real());
+    return out;
+  }
+  FloatFormat<float> real_, imag_;
+};
+
+template <class T>
+struct ElementFormatOf {
+  using type =
+      std::conditional_t<std::is_same_v<T, bool>, BoolFormat,
+                         std::conditional_t<prints_as_float<T>, FloatFormat<T>, IntFormat<T>>>;
+};
+template <>
+struct ElementFormatOf<bfloat16_t> {
+  using type = Bfloat16Format;
+};
+template <>
+struct ElementFormatOf<complex64_t> {
+  using type = ComplexFormat;
+};
+template <class T>
+using ElementFormat = typename ElementFormatOf<T>::type;
+
+// One part of a NumPy complex scalar's str: positional between 1e-4 and 1e16, else
+// scientific, with a bare point trimmed ("1", "0.1", "1e-05"); "+" before a non-negative
+// imaginary part.
+inline std::string complex_part_str(float x, bool plus_sign) {
+  std::string s;
+  if (std::isnan(x)) {
+    s = "nan";
+  } else if (std::isinf(x)) {
+    s = x < 0 ? "-inf" : "inf";
+  } else {
+    const float a = std::fabs(x);
+    if (a == 0 || (a >= 1e-4f && a < 1e16f)) {
+      s = positional_digits(x);
+      if (s.back() == '.') s.pop_back();
+    } else {
+      ScientificDigits d = scientific_digits(x);
+      if (d.mantissa.back() == '.') d.mantissa.pop_back();
+      s = d.mantissa + exponent_suffix(d.exponent);
+    }
+  }
+  if (plus_sign && !std::signbit(x)) s.insert(0, 1, '+');
+  return s;
+}
 
 // The str() of a NumPy scalar (NumPy 1.x): Python's float repr, except that the switch to
 // scientific notation compares the value itself with 1e-4 and 1e16 ("1e-04" for float32).
@@ -148,7 +236,13 @@ template <class T>
 std::string scalar_str(T x) {
   if constexpr (std::is_same_v<T, bool>) {
     return x ? "True" : "False";
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (std::is_same_v<T, bfloat16_t>) {
+    return bfloat16_str(x);
+  } else if constexpr (std::is_same_v<T, complex64_t>) {
+    // NumPy's complex scalar: "2j" when the real part is +0, else "(1+2j)".
+    if (x.real() == 0 && !std::signbit(x.real())) return complex_part_str(x.imag(), false) + "j";
+    return "(" + complex_part_str(x.real(), false) + complex_part_str(x.imag(), true) + "j)";
+  } else if constexpr (prints_as_float<T>) {
     if (std::isnan(x)) return "nan";
     if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
     long double a = std::fabs(static_cast<long double>(x));
@@ -294,7 +388,7 @@ std::string array_to_string(const Value& v, std::string_view separator, std::siz
     for (const T& x : shown) words.push_back(bytes_repr(x));
   } else {
     ElementFormat<T> format(shown);
-    for (T x : shown) words.push_back(format(x));
+    for (const T& x : shown) words.push_back(format(x));
   }
   ArrayLayout layout(v.dims(), std::move(words), summarise, separator);
   return layout.format(std::string(prefix + 1, ' '), line_width);
@@ -302,10 +396,19 @@ std::string array_to_string(const Value& v, std::string_view separator, std::siz
 
 }  // namespace detail
 
+namespace detail {
+// Calls f(type_tag<T>{}) with the element type of any dtype a value can have.
+template <class F>
+decltype(auto) visit_printable_dtype(DType d, F&& f) {
+  if (d == DType::string) return f(type_tag<std::string>{});
+  return visit_number_dtype(d, std::forward<F>(f));
+}
+}  // namespace detail
+
 // NumPy's str() of the value: what print(sess.run(t)) shows.
 SYMFLOW_INLINE std::string to_string(const Value& v) {
   if (v.is_none()) return "None";
-  return visit_any_dtype(v.dtype(), [&](auto tag) -> std::string {
+  return detail::visit_printable_dtype(v.dtype(), [&](auto tag) -> std::string {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, std::string>) {
       if (v.rank() == 0) return detail::bytes_repr(v.data<T>()[0]);
@@ -323,7 +426,7 @@ SYMFLOW_INLINE std::string to_string(const Value& v) {
 SYMFLOW_INLINE std::string repr(const Value& v) {
   if (v.is_none() || v.rank() == 0) return to_string(v);
   const std::string prefix = "array(";
-  std::string body = v.size() == 0 ? "[]" : visit_any_dtype(v.dtype(), [&](auto tag) {
+  std::string body = v.size() == 0 ? "[]" : detail::visit_printable_dtype(v.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return detail::array_to_string<T>(v, ", ", prefix.size(), detail::kLineWidth - 1);
   });

@@ -1,7 +1,7 @@
 #pragma once
 // Decimal forms of floating-point numbers, built on the shortest digits that round-trip
-// in the value's own precision (float or double), as Python, NumPy and protobuf's text
-// format print them:
+// in the value's own precision (float, double, or a 16-bit float type that converts to and
+// from float), as Python, NumPy and protobuf's text format print them:
 //   python_float_repr      Python's repr(float): "1.0", "0.5", "1e-05", "1e+16"
 //   positional_digits      NumPy's dragon4_positional(unique, trim='.'): "6.", "0.25"
 //   scientific_digits      NumPy's dragon4_scientific(unique, trim='.'): "1.5" and -5
@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 #include <system_error>
+#include <type_traits>
 
 namespace symflow::detail {
 
@@ -24,12 +25,31 @@ struct DecimalDigits {
   int exp10 = 0;       // position of the decimal point relative to digits[0]
 };
 
+// The digits of the 16-bit float `value` (float16_t, bfloat16_t): the fewest significant
+// digits that read back, through float, as the same 16 bits.
+template <class F>
+std::string shortest_16bit_scientific(F value) {
+  char buf[64];
+  const float x = static_cast<float>(value);
+  for (int frac = 0;; ++frac) {
+    auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific, frac);
+    float back = 0;
+    std::from_chars(buf, res.ptr, back);
+    if (F(back).bits == value.bits || frac >= 8) return std::string(buf, res.ptr);
+  }
+}
+
 // Needs a finite value.
 template <class F>
 DecimalDigits shortest_digits(F value) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-  std::string s(buf, res.ptr);  // "-1.25e-05"
+  std::string s;  // "-1.25e-05"
+  if constexpr (std::is_class_v<F>) {
+    s = shortest_16bit_scientific(value);
+  } else {
+    auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+    s.assign(buf, res.ptr);
+  }
   DecimalDigits out;
   std::size_t pos = 0;
   if (s[0] == '-') {

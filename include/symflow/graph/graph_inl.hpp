@@ -183,6 +183,21 @@ SYMFLOW_INLINE Operation Graph::create_in_context(const OpDef& def,
                            : std::string("An output would be a resource handle")) +
                       ", and " + std::string(def.type) + " takes none" + context());
   }
+  if (!def.accepts_storage_dtypes) {
+    auto is_storage = [](const TensorSpec& t) { return is_storage_dtype(t.dtype); };
+    const auto in = std::find_if(specs.begin(), specs.end(), is_storage);
+    const auto out = std::find_if(node.outputs.begin(), node.outputs.end(), is_storage);
+    if (in != specs.end() || out != node.outputs.end())
+      throw TypeError(
+          (in != specs.end()
+               ? "Input " + std::to_string(in - specs.begin()) + " of " + std::string(def.type) +
+                     " has dtype " + std::string(dtype_name(in->dtype))
+               : "An output of " + std::string(def.type) + " would have dtype " +
+                     std::string(dtype_name(out->dtype))) +
+          ", which symflow stores, moves, casts and saves but does not compute in: cast it to "
+          "float32, float64, int32 or int64 first (docs/dtypes.md lists the ops that take it)" +
+          context());
+  }
   if (!def.accepts_strings) {
     auto is_string = [](const TensorSpec& t) { return t.dtype == DType::string; };
     const auto in = std::find_if(specs.begin(), specs.end(), is_string);

@@ -110,10 +110,10 @@ inline void swap_elements(void* data, std::size_t nbytes, std::size_t element_si
     std::reverse(p + i, p + i + element_size);
 }
 
+// The number and bool dtypes a bundle holds (strings are not bundle entries here).
 inline std::optional<DType> dtype_from_name(std::string_view name) {
-  for (DType d :
-       {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bool_})
-    if (dtype_name(d) == name) return d;
+  for (DType d : kAllDTypes)
+    if (d != DType::string && dtype_name(d) == name) return d;
   return std::nullopt;
 }
 
@@ -164,7 +164,8 @@ class IndexParser {
     if (dtype.is_string()) d = dtype_from_name(dtype.get_ref<const std::string&>());
     if (!d)
       fail(where + "has unknown dtype " + describe(dtype) +
-           ": expected one of float32, float64, int32, int64, uint8, bool");
+           ": expected one of float32, float64, int32, int64, uint8, bool, int8, int16, "
+           "uint16, uint32, uint64, float16, bfloat16, complex64");
     out.dtype = *d;
 
     const json& shape = field(e, "shape", where);
@@ -618,7 +619,9 @@ class BundleReader {
                               ", expected 0 or 1");
     }
     if (swap_bytes_ && entry.dtype != DType::string)  // strings are bytes in any order
-      detail::checkpoint::swap_elements(out, n, dtype_size(entry.dtype));
+      // A complex number's parts are swapped one by one.
+      detail::checkpoint::swap_elements(
+          out, n, entry.dtype == DType::complex64 ? sizeof(float) : dtype_size(entry.dtype));
   }
 
   // The n bytes of `entry` as stored, unchecked.

@@ -159,19 +159,29 @@ class TextWriter {
       return;
     }
     if (v.size() == 0) return;
-    visit_dtype(v.dtype(), [&](auto tag) {
+    visit_number_dtype(v.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       T x = v.flat<T>()[0];
-      if constexpr (std::is_same_v<T, float>)
+      if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
+        field("half_val", std::to_string(x.bits));
+      } else if constexpr (std::is_same_v<T, complex64_t>) {
+        field("scomplex_val", python_float_repr(x.real()));
+        field("scomplex_val", python_float_repr(x.imag()));
+      } else if constexpr (std::is_same_v<T, std::uint32_t>) {
+        field("uint32_val", std::to_string(x));
+      } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+        field("uint64_val", std::to_string(x));
+      } else if constexpr (std::is_same_v<T, float>) {
         field("float_val", python_float_repr(x));
-      else if constexpr (std::is_same_v<T, double>)
+      } else if constexpr (std::is_same_v<T, double>) {
         field("double_val", python_float_repr(x));
-      else if constexpr (std::is_same_v<T, bool>)
+      } else if constexpr (std::is_same_v<T, bool>) {
         field("bool_val", x ? "true" : "false");
-      else if constexpr (std::is_same_v<T, std::int64_t>)
+      } else if constexpr (std::is_same_v<T, std::int64_t>) {
         field("int64_val", std::to_string(x));
-      else
+      } else {
         field("int_val", std::to_string(static_cast<long long>(x)));
+      }
     });
   }
 

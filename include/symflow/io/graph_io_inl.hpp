@@ -244,8 +244,21 @@ class TextReader : private io::proto::FieldReader {
     } catch (const ValueError&) {
       fail(f.position, "unknown dtype '" + t +
                            "': expected one of DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, "
-                           "DT_UINT8, DT_BOOL, DT_STRING");
+                           "DT_UINT8, DT_BOOL, DT_STRING, DT_INT8, DT_INT16, DT_UINT16, "
+                           "DT_UINT32, DT_UINT64, DT_HALF, DT_BFLOAT16, DT_COMPLEX64");
     }
+  }
+
+  // A uint64_val: up to 2^64 - 1, past what integer() reads.
+  std::uint64_t unsigned_integer(const TextField& f) const {
+    const std::string& t = token(f);
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+    if (t.empty() || t[0] == '-' || *end != '\0' || errno == ERANGE)
+      fail(f.position,
+           "expected field '" + f.name + "' to be an unsigned integer, got '" + t + "'");
+    return v;
   }
 
   Value tensor(const TextMessage& m, std::int64_t line) const {
@@ -265,7 +278,9 @@ class TextReader : private io::proto::FieldReader {
       } else if (f.name == "tensor_content") {
         content = &string(f);
       } else if (f.name == "float_val" || f.name == "double_val" || f.name == "int_val" ||
-                 f.name == "int64_val" || f.name == "bool_val" || f.name == "string_val") {
+                 f.name == "int64_val" || f.name == "bool_val" || f.name == "string_val" ||
+                 f.name == "half_val" || f.name == "scomplex_val" || f.name == "uint32_val" ||
+                 f.name == "uint64_val") {
         vals.push_back(&f);
       } else if (f.name != "version_number") {
         fail(f.position, "unknown field '" + f.name + "' in a tensor");
@@ -293,9 +308,12 @@ class TextReader : private io::proto::FieldReader {
         for (char c : *content)
           if (c != 0 && c != 1) fail(line, "the bytes of a DT_BOOL tensor must be 0 or 1");
     }
-    if (!vals.empty() && vals.size() > n)
+    // A complex number is two values, its real and imaginary parts.
+    const std::uint64_t per_element = type == DType::complex64 ? 2 : 1;
+    if (!vals.empty() && (vals.size() > n * per_element || vals.size() % per_element != 0))
       fail(line, "the tensor has " + std::to_string(vals.size()) + " values for " +
-                     std::to_string(n) + " elements");
+                     std::to_string(n) + " elements" +
+                     (per_element == 2 ? " (two per complex number)" : ""));
     Value v(type, dims);
     if (content) {
       if (!content->empty()) std::memcpy(v.raw_data(), content->data(), content->size());
@@ -308,21 +326,31 @@ class TextReader : private io::proto::FieldReader {
         out[i] = i < vals.size() ? string(*vals[i]) : out[i - 1];
       return v;
     }
-    visit_dtype(type, [&](auto tag) {
+    visit_number_dtype(type, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* out = v.data<T>();
       T last{};
+      const std::uint64_t given = vals.size() / per_element;
       for (std::uint64_t i = 0; i < n && !vals.empty(); ++i) {
-        if (i < vals.size()) {
-          const TextField& f = *vals[i];
-          if constexpr (std::is_same_v<T, bool>)
+        if (i < given) {
+          const TextField& f = *vals[i * per_element];
+          if constexpr (std::is_same_v<T, bool>) {
             last = boolean(f);
-          else if constexpr (std::is_floating_point_v<T>)
+          } else if constexpr (std::is_floating_point_v<T>) {
             last = static_cast<T>(real(f, std::is_same_v<T, float>));
-          else
+          } else if constexpr (std::is_same_v<T, complex64_t>) {
+            last = T(static_cast<float>(real(f, true)),
+                     static_cast<float>(real(*vals[i * 2 + 1], true)));
+          } else if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>) {
+            // half_val holds each number's 16 bits.
+            last = T::from_bits(static_cast<std::uint16_t>(integer(f, 0, 65535)));
+          } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+            last = unsigned_integer(f);
+          } else {
             last =
                 static_cast<T>(integer(f, static_cast<long long>(std::numeric_limits<T>::lowest()),
                                        static_cast<long long>(std::numeric_limits<T>::max())));
+          }
         }
         out[i] = last;
       }

@@ -275,27 +275,7 @@ inline std::string encode_wav(const float* samples, std::uint32_t sample_rate,
 
 // TensorFlow's DataType number of a dtype (DT_FLOAT is 1, DT_STRING 7).
 inline constexpr std::uint64_t tf_datatype_number(DType d) {
-  switch (d) {
-    case DType::float32:
-      return 1;
-    case DType::float64:
-      return 2;
-    case DType::int32:
-      return 3;
-    case DType::uint8:
-      return 4;
-    case DType::string:
-      return 7;
-    case DType::int64:
-      return 9;
-    case DType::bool_:
-      return 10;
-    case DType::resource:
-      return 20;
-    case DType::invalid:
-      break;
-  }
-  return 0;
+  return static_cast<std::uint64_t>(dtype_tf_number(d));
 }
 
 // A TensorProto as TensorFlow's TensorSummaryV2 writes it: dtype, shape, and the elements

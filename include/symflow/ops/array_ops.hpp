@@ -146,15 +146,20 @@ Tensor<T> check_numerics(const Tensor<T>& tensor, std::string_view message,
   return Tensor<T>(check_numerics(Output(tensor), message, name));
 }
 
+namespace detail {
+// The scalar 0 or 1 of `dtype`, any number or bool dtype.
+inline Value small_integer_scalar(DType dtype, std::int32_t v) {
+  if (is_storage_dtype(dtype)) return Value(v).astype(dtype);
+  return visit_dtype(dtype,
+                     [v](auto t) { return Value(static_cast<typename decltype(t)::type>(v)); });
+}
+}  // namespace detail
+
 inline Output zeros(const Shape& shape, DType dtype = DType::float32, std::string_view name = {}) {
-  return detail::filled(
-      shape, visit_dtype(dtype, [](auto t) { return Value(typename decltype(t)::type{0}); }), name,
-      "zeros");
+  return detail::filled(shape, detail::small_integer_scalar(dtype, 0), name, "zeros");
 }
 inline Output ones(const Shape& shape, DType dtype = DType::float32, std::string_view name = {}) {
-  return detail::filled(
-      shape, visit_dtype(dtype, [](auto t) { return Value(typename decltype(t)::type{1}); }), name,
-      "ones");
+  return detail::filled(shape, detail::small_integer_scalar(dtype, 1), name, "ones");
 }
 template <Element T>
 Tensor<T> zeros(const Shape& shape, std::string_view name = {}) {

@@ -49,6 +49,18 @@ constexpr std::string_view python_type_name() {
 // only bools to bool; anything else is a TypeError naming the first element.
 inline Value convert_elements(const Value& v, DType dtype) {
   if (v.dtype() == dtype) return v;
+  if (is_storage_dtype(dtype) || is_storage_dtype(v.dtype())) {
+    // The same rule with the storage dtypes: no floats into integers or bools.
+    auto floating = [](DType d) {
+      return is_floating(d) || d == DType::float16 || d == DType::bfloat16 || d == DType::complex64;
+    };
+    if (floating(v.dtype()) && !floating(dtype))
+      throw TypeError("Expected " + std::string(dtype_name(dtype)) + ", but got " +
+                      (v.size() > 0 ? python_repr(v.astype(DType::float64).flat<double>()[0])
+                                    : std::string("[]")) +
+                      " of type 'float'.");
+    return v.astype(dtype);
+  }
   return visit_dtype(v.dtype(), [&](auto from) -> Value {
     using S = typename decltype(from)::type;
     return visit_dtype(dtype, [&](auto to) -> Value {

@@ -157,8 +157,13 @@ class Placer {
   bool can_run(const GraphState& g, std::uint32_t m, int d) const {
     const Node& n = g.nodes[m];
     if (!devices_.backends[static_cast<std::size_t>(d)]->kernel(*n.def)) return false;
-    if (d == 0 || (!n.def->accepts_strings && !n.def->accepts_resources)) return true;
-    auto is_string = [](const TensorSpec& t) { return stores_strings(t.dtype); };
+    if (d == 0 ||
+        (!n.def->accepts_strings && !n.def->accepts_resources && !n.def->accepts_storage_dtypes))
+      return true;
+    // Strings, resources and the storage dtypes live in host memory only.
+    auto is_string = [](const TensorSpec& t) {
+      return stores_strings(t.dtype) || is_storage_dtype(t.dtype);
+    };
     if (std::any_of(n.outputs.begin(), n.outputs.end(), is_string)) return false;
     return std::none_of(n.inputs.begin(), n.inputs.end(), [&](const TensorRef& in) {
       return is_string(g.node(in.node).outputs.at(static_cast<std::size_t>(in.index)));

@@ -77,6 +77,13 @@ inline Variable get_single_variable(Graph& g, const std::string& name, const Sha
       throw ValueError("Variable " + name +
                        " did not get an initializer, so its `shape` argument must be "
                        "specified.");
+    if (dtype == DType::complex64)  // TensorFlow has no default for complex variables either
+      throw ValueError("An initializer for variable " + name + " of <dtype: '" +
+                       std::string(dtype_name(dtype)) + "'> is required");
+    if (dtype == DType::float16 || dtype == DType::bfloat16)
+      throw TypeError("Variable " + name + " of dtype " + std::string(dtype_name(dtype)) +
+                      " needs an initializer: the default, glorot_uniform, computes in "
+                      "float32 and float64 only (docs/dtypes.md)");
     init = is_floating(dtype) ? glorot_uniform_initializer() : zeros_initializer();
   }
 

@@ -26,7 +26,8 @@ inline std::vector<TensorSpec> infer_placeholder(const InferContext& c) {
 SYMFLOW_OP_DEF(kPlaceholderOp, OpDef{.type = "Placeholder",
                                      .num_inputs = 0,
                                      .infer = infer_placeholder,
-                                     .accepts_strings = true});
+                                     .accepts_strings = true,
+                                     .accepts_storage_dtypes = true});
 
 // PlaceholderWithDefault: its input unless fed. The input must fit the `shape` attr, but
 // the output has that shape, which may know less than the input's (TensorFlow's shape
@@ -45,13 +46,15 @@ inline std::vector<TensorSpec> infer_placeholder_with_default(const InferContext
 SYMFLOW_OP_DEF(kPlaceholderWithDefaultOp, OpDef{.type = "PlaceholderWithDefault",
                                                 .num_inputs = 1,
                                                 .infer = infer_placeholder_with_default,
-                                                .accepts_strings = true});
+                                                .accepts_strings = true,
+                                                .accepts_storage_dtypes = true});
 
 SYMFLOW_OP_DEF(kIdentityOp, OpDef{.type = "Identity",
                                   .num_inputs = 1,
                                   .infer = same_as_input,
                                   .forwards_ref = true,
                                   .accepts_strings = true,
+                                  .accepts_storage_dtypes = true,
                                   .accepts_resources = true});
 
 // Resolves a target shape with at most one -1 against `n` elements. When impossible:
@@ -118,7 +121,8 @@ inline std::vector<TensorSpec> infer_reshape(const InferContext& c) {
 SYMFLOW_OP_DEF(kReshapeOp, OpDef{.type = "Reshape",
                                  .num_inputs = 2,
                                  .infer = infer_reshape,
-                                 .accepts_strings = true});
+                                 .accepts_strings = true,
+                                 .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   require_rank(c.shape(1), 0);
@@ -132,9 +136,11 @@ inline std::vector<TensorSpec> infer_fill(const InferContext& c) {
   return {{c.dtype(1), Shape::unknown()}};
 }
 
-SYMFLOW_OP_DEF(kFillOp,
-               OpDef{
-                   .type = "Fill", .num_inputs = 2, .infer = infer_fill, .accepts_strings = true});
+SYMFLOW_OP_DEF(kFillOp, OpDef{.type = "Fill",
+                              .num_inputs = 2,
+                              .infer = infer_fill,
+                              .accepts_strings = true,
+                              .accepts_storage_dtypes = true});
 
 // CheckNumerics(tensor): the tensor passed on, or an InvalidArgumentError when it holds a
 // NaN or an infinity. Stateful, as in TensorFlow, so that it is never folded away.

@@ -20,6 +20,7 @@ inline std::vector<TensorSpec> infer_const(const InferContext& c) {
 SYMFLOW_OP_DEF(kConstOp, OpDef{.type = "Const",
                                .num_inputs = 0,
                                .infer = infer_const,
-                               .accepts_strings = true});
+                               .accepts_strings = true,
+                               .accepts_storage_dtypes = true});
 
 }  // namespace symflow::detail

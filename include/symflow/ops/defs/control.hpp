@@ -33,6 +33,7 @@ SYMFLOW_OP_DEF(kSwitchOp, OpDef{.type = "Switch",
                                 .infer = infer_switch,
                                 .dead_outputs = true,
                                 .accepts_strings = true,
+                                .accepts_storage_dtypes = true,
                                 .accepts_resources = true});
 
 // RefSwitch(ref, pred): Switch for a variable reference, so that an assign built in a
@@ -46,7 +47,8 @@ SYMFLOW_OP_DEF(kRefSwitchOp, OpDef{.type = "RefSwitch",
                                    .num_inputs = 2,
                                    .infer = infer_ref_switch,
                                    .ref_inputs = 1,
-                                   .dead_outputs = true});
+                                   .dead_outputs = true,
+                                   .accepts_storage_dtypes = true});
 
 // Merge(inputs) -> (output, value_index): every input of one dtype; the output keeps
 // what all inputs' shapes agree on (TensorFlow's MergeShapeFn), the index is a scalar.
@@ -77,6 +79,7 @@ SYMFLOW_OP_DEF(kMergeOp, OpDef{.type = "Merge",
                                .dead_outputs = true,
                                .reads_dead = true,
                                .accepts_strings = true,
+                               .accepts_storage_dtypes = true,
                                .accepts_resources = true});
 
 // RefMerge: Merge of variable references (a cond whose branches both assign one
@@ -91,7 +94,8 @@ SYMFLOW_OP_DEF(kRefMergeOp, OpDef{.type = "RefMerge",
                                   .infer = infer_ref_merge,
                                   .ref_inputs = 0xFFFFFFFFu,
                                   .dead_outputs = true,
-                                  .reads_dead = true});
+                                  .reads_dead = true,
+                                  .accepts_storage_dtypes = true});
 
 // Enter(data; frame_name, is_constant = false, parallel_iterations = 10): `data` as the
 // loop frame `frame_name` sees it. A constant Enter (a tensor from outside that the
@@ -113,10 +117,13 @@ SYMFLOW_OP_DEF(kEnterOp, OpDef{.type = "Enter",
                                .num_inputs = 1,
                                .infer = infer_enter,
                                .accepts_strings = true,
+                               .accepts_storage_dtypes = true,
                                .accepts_resources = true});
-SYMFLOW_OP_DEF(kRefEnterOp,
-               OpDef{
-                   .type = "RefEnter", .num_inputs = 1, .infer = infer_ref_enter, .ref_inputs = 1});
+SYMFLOW_OP_DEF(kRefEnterOp, OpDef{.type = "RefEnter",
+                                  .num_inputs = 1,
+                                  .infer = infer_ref_enter,
+                                  .ref_inputs = 1,
+                                  .accepts_storage_dtypes = true});
 
 // Exit(data): a loop variable's last value, out of the frame.
 inline std::vector<TensorSpec> same_as_input_ref(const InferContext& c) {
@@ -128,11 +135,13 @@ SYMFLOW_OP_DEF(kExitOp, OpDef{.type = "Exit",
                               .num_inputs = 1,
                               .infer = same_as_input,
                               .accepts_strings = true,
+                              .accepts_storage_dtypes = true,
                               .accepts_resources = true});
 SYMFLOW_OP_DEF(kRefExitOp, OpDef{.type = "RefExit",
                                  .num_inputs = 1,
                                  .infer = same_as_input_ref,
-                                 .ref_inputs = 1});
+                                 .ref_inputs = 1,
+                                 .accepts_storage_dtypes = true});
 
 // NextIteration(data): a loop variable's value for the next iteration, which the loop's
 // Merge reads (the graph's one back edge).
@@ -140,11 +149,13 @@ SYMFLOW_OP_DEF(kNextIterationOp, OpDef{.type = "NextIteration",
                                        .num_inputs = 1,
                                        .infer = same_as_input,
                                        .accepts_strings = true,
+                                       .accepts_storage_dtypes = true,
                                        .accepts_resources = true});
 SYMFLOW_OP_DEF(kRefNextIterationOp, OpDef{.type = "RefNextIteration",
                                           .num_inputs = 1,
                                           .infer = same_as_input_ref,
-                                          .ref_inputs = 1});
+                                          .ref_inputs = 1,
+                                          .accepts_storage_dtypes = true});
 
 // LoopCond(input): the loop's predicate, a bool scalar; the executor reads it after each
 // iteration to decide whether another one runs.

@@ -57,6 +57,7 @@ SYMFLOW_OP_DEF(kSaveV2Op, OpDef{.type = "SaveV2",
                                 .infer = infer_save_v2,
                                 .stateful = true,
                                 .accepts_strings = true,
+                                .accepts_storage_dtypes = true,
                                 .host_only = true});
 
 // RestoreV2(prefix, tensor_names, shape_and_slices): one output per name, of the dtypes
@@ -72,6 +73,7 @@ SYMFLOW_OP_DEF(kRestoreV2Op, OpDef{.type = "RestoreV2",
                                    .infer = infer_restore_v2,
                                    .stateful = true,
                                    .accepts_strings = true,
+                                   .accepts_storage_dtypes = true,
                                    .host_only = true});
 
 // ShardedFilename(basename, shard, num_shards): "basename-00000-of-00002".

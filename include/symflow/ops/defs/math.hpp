@@ -284,9 +284,7 @@ constexpr bool fn_accepts(DType d) {
       return Fn::template accepts<std::uint8_t>;
     case DType::bool_:
       return Fn::template accepts<bool>;
-    case DType::string:  // no functor takes strings or handles
-    case DType::resource:
-    case DType::invalid:
+    default:  // no functor takes strings, handles or the storage dtypes
       break;
   }
   return false;
@@ -628,6 +626,9 @@ SYMFLOW_HD D cast_element(S x) {
   }
 }
 
-SYMFLOW_OP_DEF(kCastOp, OpDef{.type = "Cast", .num_inputs = 1, .infer = infer_cast});
+SYMFLOW_OP_DEF(kCastOp, OpDef{.type = "Cast",
+                              .num_inputs = 1,
+                              .infer = infer_cast,
+                              .accepts_storage_dtypes = true});
 
 }  // namespace symflow::detail

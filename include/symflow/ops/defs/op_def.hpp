@@ -69,6 +69,9 @@ struct OpDef {
   // Takes or makes string tensors. Off by default: a kernel that moves elements as bytes
   // would corrupt std::string objects, so the graph refuses strings for the others.
   bool accepts_strings = false;
+  // Takes or makes the storage dtypes (int8 to complex64, core/dtype.hpp): ops that move,
+  // cast or save elements without computing in them. The graph refuses them elsewhere.
+  bool accepts_storage_dtypes = false;
   // Takes or makes resource handles (TensorArray and stack ops, and the control-flow ops
   // that pass any tensor on); every other op refuses them.
   bool accepts_resources = false;

@@ -43,7 +43,8 @@ inline std::vector<TensorSpec> infer_shape_op(const InferContext& c) {
 SYMFLOW_OP_DEF(kShapeOp, OpDef{.type = "Shape",
                                .num_inputs = 1,
                                .infer = infer_shape_op,
-                               .accepts_strings = true});
+                               .accepts_strings = true,
+                               .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_size_op(const InferContext& c) {
   DType out = c.attr<DType>("out_type");
@@ -53,7 +54,8 @@ inline std::vector<TensorSpec> infer_size_op(const InferContext& c) {
 SYMFLOW_OP_DEF(kSizeOp, OpDef{.type = "Size",
                               .num_inputs = 1,
                               .infer = infer_size_op,
-                              .accepts_strings = true});
+                              .accepts_strings = true,
+                              .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_rank_op(const InferContext&) {
   return {{DType::int32, Shape{}}};
@@ -61,7 +63,8 @@ inline std::vector<TensorSpec> infer_rank_op(const InferContext&) {
 SYMFLOW_OP_DEF(kRankOp, OpDef{.type = "Rank",
                               .num_inputs = 1,
                               .infer = infer_rank_op,
-                              .accepts_strings = true});
+                              .accepts_strings = true,
+                              .accepts_storage_dtypes = true});
 
 // ---- ExpandDims, Squeeze --------------------------------------------------------
 inline std::optional<Dims> expand_dims_of(const Dims& in, std::int64_t axis, std::string& error) {
@@ -90,7 +93,8 @@ inline std::vector<TensorSpec> infer_expand_dims(const InferContext& c) {
 SYMFLOW_OP_DEF(kExpandDimsOp, OpDef{.type = "ExpandDims",
                                     .num_inputs = 2,
                                     .infer = infer_expand_dims,
-                                    .accepts_strings = true});
+                                    .accepts_strings = true,
+                                    .accepts_storage_dtypes = true});
 
 // The dims left after removing `axes` (every size-1 dim when empty); unknown dims stay
 // only when not named.
@@ -135,7 +139,8 @@ inline std::vector<TensorSpec> infer_squeeze(const InferContext& c) {
 SYMFLOW_OP_DEF(kSqueezeOp, OpDef{.type = "Squeeze",
                                  .num_inputs = 1,
                                  .infer = infer_squeeze,
-                                 .accepts_strings = true});
+                                 .accepts_strings = true,
+                                 .accepts_storage_dtypes = true});
 
 // ---- BroadcastTo, Tile -----------------------------------------------------------
 // Copies `in` into an `out_dims` buffer, repeating it along broadcast axes; `period`
@@ -235,8 +240,14 @@ SYMFLOW_OP_DEF(kBroadcastGradientArgsOp, OpDef{.type = "BroadcastGradientArgs",
                                                .infer = infer_broadcast_gradient_args});
 
 // ---- ZerosLike, OnesLike, AddN, StopGradient ----------------------------------------
-SYMFLOW_OP_DEF(kZerosLikeOp, OpDef{.type = "ZerosLike", .num_inputs = 1, .infer = same_as_input});
-SYMFLOW_OP_DEF(kOnesLikeOp, OpDef{.type = "OnesLike", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kZerosLikeOp, OpDef{.type = "ZerosLike",
+                                   .num_inputs = 1,
+                                   .infer = same_as_input,
+                                   .accepts_storage_dtypes = true});
+SYMFLOW_OP_DEF(kOnesLikeOp, OpDef{.type = "OnesLike",
+                                  .num_inputs = 1,
+                                  .infer = same_as_input,
+                                  .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_add_n(const InferContext& c) {
   if (c.inputs.empty()) throw ValueError("AddN needs at least one input");
@@ -258,7 +269,9 @@ inline std::vector<TensorSpec> infer_add_n(const InferContext& c) {
 }
 SYMFLOW_OP_DEF(kAddNOp, OpDef{.type = "AddN", .num_inputs = -1, .infer = infer_add_n});
 
-SYMFLOW_OP_DEF(kStopGradientOp,
-               OpDef{.type = "StopGradient", .num_inputs = 1, .infer = same_as_input});
+SYMFLOW_OP_DEF(kStopGradientOp, OpDef{.type = "StopGradient",
+                                      .num_inputs = 1,
+                                      .infer = same_as_input,
+                                      .accepts_storage_dtypes = true});
 
 }  // namespace symflow::detail

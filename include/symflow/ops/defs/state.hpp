@@ -30,7 +30,8 @@ SYMFLOW_OP_DEF(kVariableV2Op, OpDef{.type = "VariableV2",
                                     .num_inputs = 0,
                                     .infer = infer_variable,
                                     .stateful = true,
-                                    .accepts_strings = true});
+                                    .accepts_strings = true,
+                                    .accepts_storage_dtypes = true});
 
 // ---- Assign -----------------------------------------------------------------------
 inline std::vector<TensorSpec> infer_assign(const InferContext& c) {
@@ -49,7 +50,8 @@ SYMFLOW_OP_DEF(kAssignOp, OpDef{.type = "Assign",
                                 .infer = infer_assign,
                                 .stateful = true,
                                 .ref_inputs = 0b1,
-                                .accepts_strings = true});
+                                .accepts_strings = true,
+                                .accepts_storage_dtypes = true});
 
 // ---- AssignAdd / AssignSub ------------------------------------------------------
 template <class Fn>
@@ -171,6 +173,7 @@ SYMFLOW_OP_DEF(kIsVariableInitializedOp, OpDef{.type = "IsVariableInitialized",
                                                .infer = infer_is_initialized,
                                                .stateful = true,
                                                .ref_inputs = 0b1,
-                                               .accepts_strings = true});
+                                               .accepts_strings = true,
+                                               .accepts_storage_dtypes = true});
 
 }  // namespace symflow::detail

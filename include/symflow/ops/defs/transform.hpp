@@ -193,7 +193,10 @@ inline std::vector<TensorSpec> infer_transpose(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-SYMFLOW_OP_DEF(kTransposeOp, OpDef{.type = "Transpose", .num_inputs = 2, .infer = infer_transpose});
+SYMFLOW_OP_DEF(kTransposeOp, OpDef{.type = "Transpose",
+                                   .num_inputs = 2,
+                                   .infer = infer_transpose,
+                                   .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_invert_permutation(const InferContext& c) {
   check_index(c, 0, "x");
@@ -273,7 +276,8 @@ inline void concat_into(const std::vector<const Value*>& parts, std::size_t axis
 SYMFLOW_OP_DEF(kConcatV2Op, OpDef{.type = "ConcatV2",
                                   .num_inputs = -1,
                                   .infer = infer_concat,
-                                  .accepts_strings = true});
+                                  .accepts_strings = true,
+                                  .accepts_storage_dtypes = true});
 
 // ConcatOffset(concat_dim, shape_0, ..., shape_{N-1}): where each input of a concat
 // starts in its output. The gradient of ConcatV2 slices its incoming gradient there.
@@ -319,9 +323,11 @@ inline std::vector<TensorSpec> infer_pack(const InferContext& c) {
   return {{c.dtype(0), Shape(out)}};
 }
 
-SYMFLOW_OP_DEF(kPackOp,
-               OpDef{
-                   .type = "Pack", .num_inputs = -1, .infer = infer_pack, .accepts_strings = true});
+SYMFLOW_OP_DEF(kPackOp, OpDef{.type = "Pack",
+                              .num_inputs = -1,
+                              .infer = infer_pack,
+                              .accepts_strings = true,
+                              .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_unpack(const InferContext& c) {
   auto num = c.attr<std::int64_t>("num");
@@ -348,7 +354,10 @@ inline Value slice_along(const Value& x, std::size_t axis, std::int64_t begin, s
   return out;
 }
 
-SYMFLOW_OP_DEF(kUnpackOp, OpDef{.type = "Unpack", .num_inputs = 1, .infer = infer_unpack});
+SYMFLOW_OP_DEF(kUnpackOp, OpDef{.type = "Unpack",
+                                .num_inputs = 1,
+                                .infer = infer_unpack,
+                                .accepts_storage_dtypes = true});
 
 // ---- Split, SplitV ------------------------------------------------------------------
 
@@ -718,7 +727,8 @@ inline std::vector<TensorSpec> infer_gather(const InferContext& c) {
 SYMFLOW_OP_DEF(kGatherV2Op, OpDef{.type = "GatherV2",
                                   .num_inputs = 3,
                                   .infer = infer_gather,
-                                  .accepts_strings = true});
+                                  .accepts_strings = true,
+                                  .accepts_storage_dtypes = true});
 
 inline std::vector<TensorSpec> infer_unsorted_segment_sum(const InferContext& c) {
   check_allowed_list(c, 0, "data", is_number_dtype,

@@ -185,6 +185,12 @@ void reduction_kernel(KernelContext& ctx) {
 // ---- Cast -----------------------------------------------------------------------
 inline void cast_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
+  const DType to = ctx.attr<DType>("DstT");
+  if (is_storage_dtype(in.dtype()) || is_storage_dtype(to)) {  // one loop for every pair
+    Value& out = ctx.allocate_output(0, to, in.dims());
+    cast_elements(in.dtype(), in.raw_data(), to, out.raw_data(), in.size());
+    return;
+  }
   visit_dtype(in.dtype(), [&](auto from) {
     using S = typename decltype(from)::type;
     visit_dtype(ctx.attr<DType>("DstT"), [&](auto to) {

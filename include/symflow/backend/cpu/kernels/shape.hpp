@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "symflow/backend/cpu/kernel_table.hpp"
@@ -118,6 +119,16 @@ template <int V>
 void filled_like_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   Value& out = ctx.allocate_output(0, in.dtype(), in.dims());
+  if (is_storage_dtype(in.dtype())) {  // V converted once, then copied as bytes
+    const std::int32_t v = V;
+    const std::size_t elem = dtype_size(in.dtype());
+    std::byte one[8];
+    cast_elements(DType::int32, &v, in.dtype(), one, 1);
+    auto* dst = static_cast<std::byte*>(out.raw_data());
+    for (std::int64_t i = 0; i < out.size(); ++i)
+      std::memcpy(dst + static_cast<std::size_t>(i) * elem, one, elem);
+    return;
+  }
   visit_dtype(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (T& v : out.flat<T>()) v = static_cast<T>(V);
