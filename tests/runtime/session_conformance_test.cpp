@@ -38,6 +38,28 @@ TEST_CASE("session_conformance: a session on an empty graph refuses every run") 
   CHECK_THROWS_WITH_AS(full.run("nothing:0"), doctest::Contains("'nothing'"), tf::ValueError);
 }
 
+TEST_CASE("session_conformance: feeds are checked before fetches, as TensorFlow checks them") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto a = tf::placeholder<float>({2}, "a");
+  auto b = tf::multiply(a, a, "b");
+  tf::Session sess(g);
+  // TF: s.run("nope:0", {"a": [1., 2.]}) and s.run("nope:0", {"a:0": [1., 2., 3.]}) (the
+  // second in TensorFlow 1.x's words, which quote the name and the shape)
+  CHECK_THROWS_WITH_AS(sess.run("nope:0", {{"a", tf::Value{1.0f, 2.0f}}}),
+                       doctest::Contains("Cannot interpret feed_dict key as Tensor: The name 'a' "
+                                         "refers to an Operation, not a Tensor."),
+                       tf::TypeError);
+  CHECK_THROWS_WITH_AS(sess.run("nope:0", {{"a:0", tf::Value{1.0f, 2.0f, 3.0f}}}),
+                       "Cannot feed value of shape (3,) for Tensor 'a:0', which has shape '(2,)'",
+                       tf::ValueError);
+  // A good feed: the fetch's error.
+  CHECK_THROWS_WITH_AS(sess.run("nope:0", {{"a:0", tf::Value{1.0f, 2.0f}}}),
+                       doctest::Contains("Fetch argument 'nope:0' cannot be interpreted"),
+                       tf::ValueError);
+  CHECK(sess.run(b, {{"a:0", tf::Value{1.0f, 2.0f}}}) == tf::Value{1.0f, 4.0f});
+}
+
 TEST_CASE("session_conformance: a feed key must name a tensor") {
   tf::Graph g;
   auto guard = g.as_default();

@@ -199,32 +199,45 @@ class SessionImpl {
     }
   };
 
+  // Writes a fetch's tensor into `key` (an operation goes to `fetched_ops`).
+  void add_fetch_to_key(const Fetch& f, PlanKey& key,
+                        SmallVector<std::int64_t, 8>& fetched_ops) const {
+    std::optional<TensorRef> ref;
+    if (auto* t = std::get_if<Output>(&f.target)) {
+      ref = own(*t, "Fetch").ref();
+    } else if (auto* op = std::get_if<Operation>(&f.target)) {
+      fetched_ops.push_back(own(*op, "Fetch").id().value);
+    } else {
+      check_not_empty();  // before the lookup, whose error TensorFlow does not reach
+      const std::string& name = std::get<std::string>(f.target);
+      const bool tensor_name = name.find(':') != std::string::npos;
+      try {
+        if (tensor_name)
+          ref = graph_.get_tensor_by_name(name).ref();
+        else
+          fetched_ops.push_back(graph_.get_operation_by_name(name).id().value);
+      } catch (const KeyError& e) {
+        // TensorFlow 1.x's session: a name that is not in the graph is a ValueError.
+        throw ValueError("Fetch argument '" + name + "' cannot be interpreted as a " +
+                         (tensor_name ? "Tensor" : "Operation") + ". (" + e.message() + ")");
+      }
+    }
+    key.push_back(ref ? ref->node.value : -1);
+    key.push_back(ref ? ref->index : -1);
+  }
+
   void build_key(const std::vector<Fetch>& fetches, const FeedDict& feeds,
                  const std::vector<Operation>& targets, PlanKey& key) const {
     SmallVector<std::int64_t, 8> fetched_ops;
     for (const Fetch& f : fetches) {
-      std::optional<TensorRef> ref;
-      if (auto* t = std::get_if<Output>(&f.target)) {
-        ref = own(*t, "Fetch").ref();
-      } else if (auto* op = std::get_if<Operation>(&f.target)) {
-        fetched_ops.push_back(own(*op, "Fetch").id().value);
-      } else {
-        check_not_empty();  // before the lookup, whose error TensorFlow does not reach
-        const std::string& name = std::get<std::string>(f.target);
-        const bool tensor_name = name.find(':') != std::string::npos;
-        try {
-          if (tensor_name)
-            ref = graph_.get_tensor_by_name(name).ref();
-          else
-            fetched_ops.push_back(graph_.get_operation_by_name(name).id().value);
-        } catch (const KeyError& e) {
-          // TensorFlow 1.x's session: a name that is not in the graph is a ValueError.
-          throw ValueError("Fetch argument '" + name + "' cannot be interpreted as a " +
-                           (tensor_name ? "Tensor" : "Operation") + ". (" + e.message() + ")");
-        }
+      try {
+        add_fetch_to_key(f, key, fetched_ops);
+      } catch (const Error&) {
+        // TensorFlow reports an empty graph first, then a bad feed, then a bad fetch.
+        check_not_empty();
+        check_feeds(feeds);
+        throw;
       }
-      key.push_back(ref ? ref->node.value : -1);
-      key.push_back(ref ? ref->index : -1);
     }
     key.push_back(kEndOfFetches);
     for (std::int64_t id : fetched_ops) key.push_back(id);
@@ -264,12 +277,14 @@ class SessionImpl {
     std::vector<NodeId> target_ids;
     std::vector<TensorRef> feed_refs;
   };
-  // Resolves and checks every argument, in order, as a run of a new signature does
-  // (reading the graph): the first bad one throws.
+  // Resolves and checks every argument, feeds first and then fetches and targets, in the
+  // order TensorFlow's Session.run checks them, as a run of a new signature does (reading
+  // the graph): the first bad one throws.
   RunArgs check_args(const std::vector<Fetch>& fetches, const FeedDict& feeds,
                      const std::vector<Operation>& targets) const {
     check_not_empty();
     RunArgs args;
+    args.feed_refs = check_feeds(feeds);
     for (const Fetch& f : fetches) {
       std::optional<TensorRef> ref;
       resolve_fetch(f, ref, args.target_ids);
@@ -281,16 +296,22 @@ class SessionImpl {
       args.target_ids.push_back(own(op, "Target").id());
       check_fetchable(args.target_ids.back());
     }
+    return args;
+  }
+
+  // Resolves and checks every feed, in order: the first bad one throws.
+  std::vector<TensorRef> check_feeds(const FeedDict& feeds) const {
+    std::vector<TensorRef> refs;
     for (const Feed& feed : feeds) {
       Output t = resolve_feed_tensor(feed);
       if (graph_.state().unfeedable.contains(t.ref()))
         throw ValueError("Tensor " + t.name() + " may not be fed.");
       check_feed(t.name(), t.dtype(), t.get_shape(), feed.value);
-      if (std::find(args.feed_refs.begin(), args.feed_refs.end(), t.ref()) != args.feed_refs.end())
+      if (std::find(refs.begin(), refs.end(), t.ref()) != refs.end())
         throw ValueError("Tensor " + t.name() + " is fed twice");
-      args.feed_refs.push_back(t.ref());
+      refs.push_back(t.ref());
     }
-    return args;
+    return refs;
   }
 
   // The plan of a run of `fetches` with `feeds` and `targets`, on an open session;
