@@ -37,9 +37,10 @@
 #include <vector>
 
 #include <thrust/copy.h>
-#include <thrust/count.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
 
 #include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/cpu/kernels/shape.hpp"
@@ -858,47 +859,74 @@ inline void range_kernel(KernelContext& ctx) {
 
 // ---- Where --------------------------------------------------------------------------------
 
+// Counting and compacting without thrust::count_if / copy_if: on Thrust's host systems
+// those reduce or scan through temporaries whose thrust::reference binds a null
+// execution_policy (undefined behaviour that UBSan reports). An inclusive scan of 0/1 (or
+// bit) flags read through raw pointers, and a for_each over the positions, touch no such
+// temporary, and do the same work on CUDA.
+
+// 1 where x is non-zero, else 0 (Where's hits).
 template <class T>
-struct NonZero {
-  SYMFLOW_HD bool operator()(T x) const { return x != T(0); }
+struct NonZeroFlag {
+  SYMFLOW_HD Index operator()(T x) const { return x != T(0) ? 1 : 0; }
 };
 
-// Row h of the output: the coordinates of flat position hits[h].
+struct PlusIndex {
+  SYMFLOW_HD Index operator()(Index a, Index b) const { return a + b; }
+};
+
+// Where's rows: for each hit i (x[i] != 0), row ranks[i] - 1 of the output gets the
+// coordinates of flat position i (ranks: the inclusive count of hits up to i).
+template <class T>
 struct WhereCoords {
-  const Index* hits;
+  const T* x;
+  const Index* ranks;
   Index* out;
   int rank;
   Index dims[kMaxDims];
   Index strides[kMaxDims];
-  SYMFLOW_HD void operator()(Index e) const {
-    const Index h = e / rank;
-    const int a = static_cast<int>(e % rank);
-    out[e] = (hits[h] / strides[a]) % dims[a];
+  SYMFLOW_HD void operator()(Index i) const {
+    if (x[i] == T(0)) return;
+    Index* row = out + (ranks[i] - 1) * rank;
+    for (int a = 0; a < rank; ++a) row[a] = (i / strides[a]) % dims[a];
   }
 };
+
+// Element i of a device array, read on the host.
+template <class T>
+T device_element(const T* data, Index i) {
+  T v{};
+  thrust::copy_n(thrust::device_pointer_cast(data + i), 1, &v);
+  return v;
+}
 
 template <class T>
 void where_on_device(KernelContext& ctx, const Value& cond) {
   const Dims& d = cond.dims();
   const Index n = cond.size();
-  thrust::device_ptr<const T> x = in<T>(ctx, 0);
-  const Index count =
-      n == 0 ? 0 : static_cast<Index>(thrust::count_if(policy(), x, x + n, NonZero<T>{}));
   const auto rank = static_cast<Index>(d.size());
+  if (n == 0) {
+    output(ctx, 0, DType::int64, {0, rank});
+    return;
+  }
+  const T* x = in_raw<T>(ctx, 0);
+  // ranks[i]: how many of x[0..i] are non-zero; the last one is the row count.
+  Value ranks = empty_device_value(DType::int64, {n});
+  Index* ranks_p = ranks.device_data<Index>();
+  thrust::inclusive_scan(policy(), thrust::make_transform_iterator(x, NonZeroFlag<T>{}),
+                         thrust::make_transform_iterator(x + n, NonZeroFlag<T>{}), ranks_p,
+                         PlusIndex{});
+  const Index count = device_element(ranks_p, n - 1);
   Value& out = output(ctx, 0, DType::int64, {count, rank});
   if (count == 0) return;
-  // The flat positions of the hits, in ascending (row-major) order: copy_if is stable.
-  Value hits = empty_device_value(DType::int64, {count});
-  thrust::copy_if(policy(), Counting(0), Counting(n), x,
-                  thrust::device_pointer_cast(hits.device_data<Index>()), NonZero<T>{});
   Dims strides = tr::row_major_strides(d);
-  WhereCoords f{
-      hits.device_data<Index>(), out.device_data<Index>(), static_cast<int>(rank), {}, {}};
+  WhereCoords<T> f{x, ranks_p, out.device_data<Index>(), static_cast<int>(rank), {}, {}};
   for (std::size_t a = 0; a < d.size(); ++a) {
     f.dims[a] = d[a];
     f.strides[a] = strides[a];
   }
-  thrust::for_each(policy(), Counting(0), Counting(count * rank), f);
+  // Positions ascend with i, so rows come in row-major order, as on the CPU.
+  thrust::for_each(policy(), Counting(0), Counting(n), f);
 }
 
 inline void where_kernel(KernelContext& ctx) {
@@ -926,22 +954,44 @@ inline void broadcast_gradient_args_kernel(KernelContext& ctx) {
 
 // ---- CheckNumerics --------------------------------------------------------------------------
 
-// Counts the NaNs and the infinities on the device, and fails with the CPU kernel's text;
-// the output is the input's buffer.
+// Bit 1 for a NaN, bit 2 for an infinity.
+inline constexpr std::uint8_t kSawNan = 1, kSawInf = 2;
+
+template <class T>
+struct NonFiniteBits {
+  SYMFLOW_HD std::uint8_t operator()(T x) const {
+    return static_cast<std::uint8_t>((symflow::detail::IsNanFn{}(x) ? kSawNan : 0) |
+                                     (symflow::detail::IsInfFn{}(x) ? kSawInf : 0));
+  }
+};
+
+struct BitOr {
+  SYMFLOW_HD std::uint8_t operator()(std::uint8_t a, std::uint8_t b) const {
+    return static_cast<std::uint8_t>(a | b);
+  }
+};
+
+// Finds NaNs and infinities on the device (an inclusive OR-scan of their bits, whose last
+// element says which kinds occur), and fails with the CPU kernel's text; the output is the
+// input's buffer.
 inline void check_numerics_kernel(KernelContext& ctx) {
   const Value& input = ctx.input(0);
   visit_dtype(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
       const Index n = input.size();
-      bool saw_nan = false, saw_inf = false;
+      std::uint8_t seen = 0;
       if (n > 0) {
-        thrust::device_ptr<const T> x = in<T>(ctx, 0);
-        saw_nan = thrust::count_if(policy(), x, x + n, symflow::detail::IsNanFn{}) > 0;
-        saw_inf = thrust::count_if(policy(), x, x + n, symflow::detail::IsInfFn{}) > 0;
+        const T* x = in_raw<T>(ctx, 0);
+        Value bits = empty_device_value(DType::uint8, {n});
+        auto* bits_p = bits.device_data<std::uint8_t>();
+        thrust::inclusive_scan(policy(), thrust::make_transform_iterator(x, NonFiniteBits<T>{}),
+                               thrust::make_transform_iterator(x + n, NonFiniteBits<T>{}), bits_p,
+                               BitOr{});
+        seen = device_element(bits_p, n - 1);
       }
-      const std::string error =
-          symflow::detail::check_numerics_error(ctx.attr<std::string>("message"), saw_nan, saw_inf);
+      const std::string error = symflow::detail::check_numerics_error(
+          ctx.attr<std::string>("message"), (seen & kSawNan) != 0, (seen & kSawInf) != 0);
       if (!error.empty()) ctx.fail(error);
     } else {
       unsupported_dtype(ctx, input.dtype());

@@ -18,6 +18,7 @@
 
 #include "symflow/backend/cpu/elementwise.hpp"
 #include "symflow/backend/cpu/kernel_table.hpp"
+#include "symflow/backend/cpu/kernels/array.hpp"
 #include "symflow/backend/cpu/kernels/logic.hpp"
 #include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/cpu/kernels/shape.hpp"
@@ -456,11 +457,12 @@ void filled_like_kernel(KernelContext& ctx) {
   });
 }
 
-// As detail::fill_kernel: the dims are read on the host, the value stays on the device.
+// As detail::fill_kernel: the dims are read on the host and checked as the CPU checks
+// them (none negative, an element count within int64, with the CPU's errors), the value
+// stays on the device.
 inline void fill_kernel(KernelContext& ctx) {
   Dims dims = sd::shape_argument(host_value(ctx.input(0)));
-  for (auto d : dims)
-    if (d < 0) ctx.fail("Fill dims must be non-negative, got " + dims_to_string(dims));
+  sd::check_fill_dims(ctx, dims);
   const Value& v = ctx.input(1);
   if (v.rank() != 0) ctx.fail("value must be a scalar, got shape " + dims_to_string(v.dims()));
   Value& out = output(ctx, 0, v.dtype(), std::move(dims));
