@@ -408,7 +408,11 @@ inline Output dropped_inputs(Graph& g, const Output& x, double rate,
     bool all_known = true;
     for (std::int64_t v : ns) all_known = all_known && v >= 0;
     if (all_known) {
-      noise_shape = constant(symflow::detail::int32_vector(Dims(ns.begin(), ns.end())));
+      // A list of Python ints converts to int32, or to int64 when one does not fit.
+      const Dims known(ns.begin(), ns.end());
+      noise_shape = constant(symflow::detail::fits_int32(known)
+                                 ? symflow::detail::int32_vector(known)
+                                 : Value::from_vector(ns, {static_cast<std::int64_t>(ns.size())}));
     } else {
       std::vector<Output> parts;
       std::vector<std::size_t> known_at;
@@ -421,10 +425,12 @@ inline Output dropped_inputs(Graph& g, const Output& x, double rate,
           parts.push_back(strided_slice(concrete, {at}, {at + 1}, {1}, {.shrink_axis_mask = 1}));
         }
       }
-      // The list converts as TensorFlow packs one: "packed", its numbers "packed/<i>".
+      // The list converts as TensorFlow packs one: "packed", its numbers "packed/<i>",
+      // int32 as the shape's slices (TensorFlow wraps a number past int32 there).
       name_scope packed_scope(g, "packed");
       for (std::size_t i : known_at)
-        parts[i] = constant(Value(static_cast<std::int32_t>(ns[i])), std::to_string(i));
+        parts[i] = constant(Value(symflow::detail::checked_int32(ns[i], "a noise_shape dim")),
+                            std::to_string(i));
       noise_shape = stack(parts, 0, packed_scope.name());
     }
   }

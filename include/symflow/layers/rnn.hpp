@@ -88,10 +88,13 @@ inline Output transpose_batch_time(const Output& x) {
   return y;
 }
 
-inline Value int32_dims(const Dims& dims) {
-  std::vector<std::int32_t> v;
-  for (std::int64_t d : dims) v.push_back(static_cast<std::int32_t>(d));
-  return Value::from_vector(v, {static_cast<std::int64_t>(v.size())});
+// A static shape as TensorFlow's folded int32 shape; a dim past int32 is a ValueError.
+inline Value int32_dims(const Dims& dims) { return symflow::detail::int32_vector(dims); }
+
+// The batch or time size as an int32 (TensorFlow would wrap a larger one and fail on the
+// negative size): a ValueError naming it.
+inline std::int32_t int32_size(std::int64_t size, std::string_view what) {
+  return symflow::detail::checked_int32(size, what);
 }
 
 // str(tensor) in TensorFlow 2.21's graph mode: Tensor("x:0", shape=(2, None), dtype=float32).
@@ -151,9 +154,10 @@ inline DynamicRnnResult dynamic_rnn(rnn_cell::RNNCell& cell, const Output& input
   if (!state.valid()) {
     if (options.dtype == DType::invalid)
       throw ValueError("If no initial_state is provided, argument `dtype` must be specified");
-    state = const_batch >= 0
-                ? cell.zero_state(static_cast<std::int32_t>(const_batch), options.dtype)
-                : cell.zero_state(batch_tensor, options.dtype);
+    state =
+        const_batch >= 0
+            ? cell.zero_state(detail_rnn::int32_size(const_batch, "the batch size"), options.dtype)
+            : cell.zero_state(batch_tensor, options.dtype);
   }
   cell.check_state(state);
   const DType state_dtype =
@@ -172,8 +176,9 @@ inline DynamicRnnResult dynamic_rnn(rnn_cell::RNNCell& cell, const Output& input
                                  : symflow::shape(sequence_length);
     const Output expected =
         const_batch >= 0
-            ? constant(Value::from_vector(
-                           std::vector<std::int32_t>{static_cast<std::int32_t>(const_batch)}, {1}),
+            ? constant(Value::from_vector(std::vector<std::int32_t>{detail_rnn::int32_size(
+                                              const_batch, "the batch size")},
+                                          {1}),
                        "stack")
             : stack({batch_tensor});
     const Output same = reduce_all(equal(seq_shape, expected));
@@ -202,8 +207,9 @@ inline DynamicRnnResult dynamic_rnn(rnn_cell::RNNCell& cell, const Output& input
   const std::int64_t output_size = cell.output_size();
 
   // TensorFlow's _create_zero_arrays: zeros of _concat(batch_size, output_size).
-  const TensorArg batch_arg = const_batch >= 0 ? TensorArg(static_cast<std::int32_t>(const_batch))
-                                               : TensorArg(batch_tensor);
+  const TensorArg batch_arg = const_batch >= 0
+                                  ? TensorArg(detail_rnn::int32_size(const_batch, "the batch size"))
+                                  : TensorArg(batch_tensor);
   const Output zero_output = rnn_cell::detail_rnn_cell::zeros_of_shape(
       rnn_cell::detail_rnn_cell::concat_batch(batch_arg, output_size), state_dtype,
       Shape{const_batch, output_size});
@@ -284,9 +290,10 @@ inline DynamicRnnResult dynamic_rnn(rnn_cell::RNNCell& cell, const Output& input
   Output outputs = TensorArray::from_flow(exits[1]).stack();
   // TensorFlow's _concat([time, batch], output_size, static=True) makes two unused Consts.
   if (const_time >= 0 && const_batch >= 0)
-    constant(Value::from_vector(std::vector<std::int32_t>{static_cast<std::int32_t>(const_time),
-                                                          static_cast<std::int32_t>(const_batch)},
-                                {2}));
+    constant(Value::from_vector(
+        std::vector<std::int32_t>{detail_rnn::int32_size(const_time, "the number of time steps"),
+                                  detail_rnn::int32_size(const_batch, "the batch size")},
+        {2}));
   constant(rnn_cell::detail_rnn_cell::int32_vector_of(output_size));
   outputs.set_shape(Shape{const_time, const_batch, output_size});
   rnn_cell::RNNState final_state =

@@ -107,7 +107,8 @@ struct StateSize {
 namespace detail_rnn_cell {
 
 inline Value int32_vector_of(std::int64_t v) {
-  return Value::from_vector(std::vector<std::int32_t>{static_cast<std::int32_t>(v)}, {1});
+  return Value::from_vector(
+      std::vector<std::int32_t>{symflow::detail::checked_int32(v, "a batch or state size")}, {1});
 }
 
 // TensorFlow's _concat(prefix, suffix) for a batch size (a number or an int scalar tensor)
@@ -456,7 +457,9 @@ class LSTMCell : public RNNCell {
  private:
   static Value pair(std::int64_t a, std::int64_t b) {
     return Value::from_vector(
-        std::vector<std::int32_t>{static_cast<std::int32_t>(a), static_cast<std::int32_t>(b)}, {2});
+        std::vector<std::int32_t>{symflow::detail::checked_int32(a, "a slice of the LSTM state"),
+                                  symflow::detail::checked_int32(b, "a slice of the LSTM state")},
+        {2});
   }
   std::int64_t proj_size() const { return o_.num_proj ? *o_.num_proj : num_units_; }
 

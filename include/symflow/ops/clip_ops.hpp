@@ -224,7 +224,9 @@ inline Output clip_by_average_norm(const Output& t, const ClipNorm& clip_norm,
   if (s.is_fully_defined()) {
     name_scope size_scope(g, "Size");
     count =
-        detail::make_const(g, Value(static_cast<std::int32_t>(s.num_elements())), size_scope.name())
+        detail::make_const(
+            g, Value(symflow::detail::checked_int32(s.num_elements(), "the number of elements")),
+            size_scope.name())
             .output(0);
   } else {
     count = size(t);

@@ -91,12 +91,13 @@ inline void check_padding_arg(std::string_view op, std::string_view padding) {
   if (!cpu::parse_padding(padding, p)) throw ValueError(padding_error(op, padding));
 }
 
-// An int32 [n, 2] matrix of (before, after) pairs.
+// An int32 [n, 2] matrix of (before, after) pairs; a padding or crop outside int32 is a
+// ValueError naming it (TensorFlow's NumPy arithmetic would wrap it).
 inline Value int32_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>>& pairs) {
   std::vector<std::int32_t> v;
   for (const auto& [before, after] : pairs) {
-    v.push_back(static_cast<std::int32_t>(before));
-    v.push_back(static_cast<std::int32_t>(after));
+    v.push_back(checked_int32(before, "a padding or crop of a dilated convolution"));
+    v.push_back(checked_int32(after, "a padding or crop of a dilated convolution"));
   }
   return Value::from_vector(v, Dims{static_cast<std::int64_t>(pairs.size()), 2});
 }

@@ -297,12 +297,14 @@ inline Output num_present(Graph& g, const Output& losses, const Output& weights)
 // The number of elements of the losses, in their dtype ("num_elements").
 inline Output num_elements(Graph& g, const Output& losses) {
   name_scope scope(g, "num_elements");
-  Output n = losses.get_shape().is_fully_defined()
-                 ? detail::make_const(
-                       g, Value(static_cast<std::int32_t>(losses.get_shape().num_elements())),
-                       scope.name())
-                       .output(0)
-                 : size(losses, DType::int32, scope.name());
+  Output n =
+      losses.get_shape().is_fully_defined()
+          ? detail::make_const(g,
+                               Value(symflow::detail::checked_int32(
+                                   losses.get_shape().num_elements(), "the number of losses")),
+                               scope.name())
+                .output(0)
+          : size(losses, DType::int32, scope.name());
   return cast(n, losses.dtype());
 }
 

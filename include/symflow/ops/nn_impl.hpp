@@ -443,8 +443,9 @@ inline Output embedding_lookup(const std::vector<Output>& params, const TensorAr
   const Output flat_ids = reshape(id_tensor, Dims{-1});
   const Output count =
       flat_ids.get_shape().is_fully_defined()
-          ? detail::make_const(g, Value(static_cast<std::int32_t>(flat_ids.get_shape().dim(0))),
-                               "Size")
+          ? detail::make_const(
+                g, Value(detail::checked_int32(flat_ids.get_shape().dim(0), "the number of ids")),
+                "Size")
                 .output(0)
           : size(flat_ids);
   const Output original_indices = range(0, count);

@@ -219,8 +219,8 @@ inline SampledLogits compute_sampled_logits(const std::vector<Output>& weights,
   // Each example's dot products with its num_true true rows: inputs as [batch, 1, dim]
   // times the true rows as [batch, num_true, dim], each row summed.
   const Output dim_vector = detail_sampled::range_of(detail_sampled::shape_of(g, true_w), 1, 2);
-  const Output true_w_shape =
-      detail_sampled::concat_after(g, {-1, static_cast<std::int32_t>(num_true)}, dim_vector);
+  const Output true_w_shape = detail_sampled::concat_after(
+      g, {-1, symflow::detail::checked_int32(num_true, "num_true")}, dim_vector);
   const Output expanded_inputs = expand_dims(inputs, 1);
   Output true_w_3d = reshape(true_w, true_w_shape);
   // TensorFlow's Reshape sees the partial shape [?, num_true, dim] and checks it.
@@ -260,7 +260,8 @@ inline SampledLogits compute_sampled_logits(const std::vector<Output>& weights,
     Output num_sampled_vector;
     {
       detail::OpBuilder b(g, {}, "ExpandDims");
-      const Output n = b.constant_arg(Value(static_cast<std::int32_t>(num_sampled)), "input");
+      const Output n = b.constant_arg(
+          Value(symflow::detail::checked_int32(num_sampled, "num_sampled")), "input");
       const Output axis = b.constant_arg(Value(std::int32_t{0}), "dim");
       num_sampled_vector =
           b.build(detail::kExpandDimsOp, {n, axis}, {{"T", DType::int32}, {"Tdim", DType::int32}})

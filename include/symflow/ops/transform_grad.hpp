@@ -209,7 +209,8 @@ inline std::vector<Gradient> gather_sparse_grad(const GradContext& c) {
   const Shape& is = indices.get_shape();
   const Output indices_count =
       is.is_fully_defined()
-          ? make_const(g, Value(static_cast<std::int32_t>(is.num_elements())), "Size").output(0)
+          ? make_const(g, Value(checked_int32(is.num_elements(), "the number of indices")), "Size")
+                .output(0)
           : size(indices);
   const Output indices_size = expand_dims(indices_count, 0);
   const Output tail = strided_slice(params_shape, int32_vector({1}), int32_vector({0}),

@@ -127,6 +127,26 @@ inline Value int32_vector(const Dims& dims) {
   return v;
 }
 
+// One size, count or index written as an int32 Const: a number outside int32 is a
+// ValueError naming it and `what` (e.g. "a batch size"), never a wrapped one.
+inline std::int32_t checked_int32(std::int64_t value, std::string_view what) {
+  if (value < std::numeric_limits<std::int32_t>::min() ||
+      value > std::numeric_limits<std::int32_t>::max())
+    throw ValueError("Value " + std::to_string(value) + " (" + std::string(what) +
+                     ") does not fit in int32 (an int32 constant)");
+  return static_cast<std::int32_t>(value);
+}
+
+// Whether every one of `values` fits in int32 (else TensorFlow converts such a list of
+// Python ints to an int64 tensor).
+inline bool fits_int32(const Dims& values) {
+  for (auto v : values)
+    if (v < std::numeric_limits<std::int32_t>::min() ||
+        v > std::numeric_limits<std::int32_t>::max())
+      return false;
+  return true;
+}
+
 inline std::vector<TensorSpec> same_as_input(const InferContext& c) { return {c.inputs[0]}; }
 
 }  // namespace symflow::detail
