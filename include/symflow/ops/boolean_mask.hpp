@@ -3,6 +3,7 @@
 // from Shape, StridedSlice, Prod, ConcatV2, Reshape, Where, Squeeze and GatherV2 as
 // TensorFlow 1.x builds it, with its names.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,7 +45,14 @@ inline Output boolean_mask(const Output& tensor, const Output& mask, std::string
     throw TypeError("boolean_mask needs a bool mask, got " + std::string(dtype_name(mask.dtype())));
   const Shape& shape = tensor.shape();
   if (shape.has_rank()) {
-    if (axis < 0 || axis + k > shape.rank())
+    if (axis >= 0 && axis + k > shape.rank()) {
+      // TensorFlow compares the dims from `axis` on, fewer than the mask's, with the mask.
+      const Dims& dims = shape.dims();
+      const Shape rest(Dims(dims.begin() + std::min<std::int64_t>(axis, shape.rank()), dims.end()));
+      throw ValueError("Shapes " + rest.to_string() + " and " + mask_shape.to_string() +
+                       " are incompatible");
+    }
+    if (axis < 0)
       throw ValueError("boolean_mask: axis " + std::to_string(axis) + " and a mask of rank " +
                        std::to_string(k) + " do not fit a tensor of rank " +
                        std::to_string(shape.rank()));
