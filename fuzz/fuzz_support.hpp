@@ -56,19 +56,19 @@ inline void require(bool ok, const char* what) {
 }  // namespace symflow::fuzz
 
 #if defined(SYMFLOW_FUZZ_LIBFUZZER)
-#define SYMFLOW_FUZZ_TARGET(name)                                                         \
-  static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size);             \
-  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {     \
-    return symflow::fuzz::run_limited(symflow_fuzz_##name, data, size);                   \
-  }                                                                                       \
+#define SYMFLOW_FUZZ_TARGET(name)                                                     \
+  static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size);         \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
+    return symflow::fuzz::run_limited(symflow_fuzz_##name, data, size);               \
+  }                                                                                   \
   static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size)
 #else
-#define SYMFLOW_FUZZ_TARGET(name)                                                         \
-  static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size);             \
-  static int symflow_fuzz_limited_##name(const std::uint8_t* data, std::size_t size) {    \
-    return symflow::fuzz::run_limited(symflow_fuzz_##name, data, size);                   \
-  }                                                                                       \
-  [[maybe_unused]] static const bool symflow_fuzz_registered_##name =                     \
-      symflow::fuzz::register_target(#name, symflow_fuzz_limited_##name);                 \
+#define SYMFLOW_FUZZ_TARGET(name)                                                      \
+  static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size);          \
+  static int symflow_fuzz_limited_##name(const std::uint8_t* data, std::size_t size) { \
+    return symflow::fuzz::run_limited(symflow_fuzz_##name, data, size);                \
+  }                                                                                    \
+  [[maybe_unused]] static const bool symflow_fuzz_registered_##name =                  \
+      symflow::fuzz::register_target(#name, symflow_fuzz_limited_##name);              \
   static int symflow_fuzz_##name(const std::uint8_t* data, std::size_t size)
 #endif

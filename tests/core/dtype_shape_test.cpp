@@ -96,7 +96,8 @@ TEST_CASE("core/dtype: dtype_v maps C++ types to dtypes, Element rejects others"
   CHECK(symflow::Element<const bool>);
   CHECK_FALSE(symflow::Element<char>);
   CHECK_FALSE(symflow::Element<long double>);
-  CHECK(symflow::Element<unsigned>);  // uint32, a storage dtype (tests/core/storage_dtypes_test.cpp)
+  CHECK(
+      symflow::Element<unsigned>);  // uint32, a storage dtype (tests/core/storage_dtypes_test.cpp)
   CHECK(symflow::Element<std::string>);
   CHECK(symflow::dtype_v<std::string> == DType::string);
 }
