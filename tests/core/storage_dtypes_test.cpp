@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <symflow/symflow.hpp>
+#include <symflow/train/import_meta_graph.hpp>
 #include <symflow/train/saver.hpp>
 
 namespace symflow_test_core_storage_dtypes_test {
@@ -198,6 +200,13 @@ TEST_CASE("storage dtypes: the ops that move elements take them") {
   tf::Output pred = tf::placeholder(tf::bool_, tf::Shape({}), "pred");
   tf::Output chosen = tf::cond(
       pred, [&] { return tf::identity(rows[0]); }, [&] { return tf::identity(rows[1]); });
+  // A loop carries an int16 row through its iterations unchanged, beside its counter.
+  auto [count, carried] =
+      tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                     [](const tf::Output& i, const tf::Output& row) {
+                       return std::tuple{i + 1, tf::identity(row)};
+                     },
+                     std::tuple{tf::constant(0), rows[0]});
   tf::Session sess(g);
   CHECK(sess.run(t) == Value::from_vector<std::int16_t>({1, 4, 2, 5, 3, 6}, {3, 2}));
   CHECK(sess.run(gathered) == Value::from_vector<std::int16_t>({2, 1, 5, 4}, {2, 2}));
@@ -213,6 +222,8 @@ TEST_CASE("storage dtypes: the ops that move elements take them") {
   CHECK(sess.run(sg, {{p, fed}}) == fed);
   CHECK(sess.run(chosen, {{pred, Value(false)}}) ==
         Value::from_vector<std::int16_t>({4, 5, 6}, {3}));
+  CHECK(sess.run(carried) == Value::from_vector<std::int16_t>({1, 2, 3}, {3}));
+  CHECK(sess.run(count).scalar<std::int32_t>() == 3);
   // A fed value of another dtype is converted to the placeholder's, as TensorFlow's
   // np.asarray(value, dtype) does.
   CHECK(sess.run(sg, {{p, floats({0.5f, -1})}}) == fed);
@@ -327,6 +338,18 @@ TEST_CASE("storage dtypes: TensorFlow's checkpoint restores, and a Saver round t
   for (std::size_t i = 0; i < vars.size(); ++i) {
     CAPTURE(expected[i].name);
     CHECK(sess.run(vars[i]) == expected[i].value);
+  }
+  // The MetaGraph the save wrote brings the variables back without the code.
+  tf::Graph g2;
+  auto guard2 = g2.as_default();
+  std::optional<tf::train::Saver> imported =
+      tf::train::import_meta_graph((dir / "model.meta").string());
+  REQUIRE(imported);
+  tf::Session sess2(g2);
+  imported->restore(sess2, (dir / "model").string());
+  for (const Expected& e : expected) {
+    CAPTURE(e.name);
+    CHECK(sess2.run(std::string(e.name) + ":0") == e.value);
   }
   fs::remove_all(dir);
 }
