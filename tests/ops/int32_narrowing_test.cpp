@@ -12,6 +12,7 @@
 #include <symflow/symflow.hpp>
 // After symflow.hpp, which will include it.
 #include <symflow/layers/rnn.hpp>
+#include <symflow/train/gradient_descent.hpp>
 
 namespace symflow_test_ops_int32_narrowing {
 
@@ -167,6 +168,34 @@ TEST_CASE("ops/int32_narrowing: element counts that fit are TensorFlow's int32 C
   CHECK(const_value(g, "weighted_loss/num_elements") == Value(std::int32_t{6}));
   (void)clip_by_average_norm(small, 1.0);
   CHECK(const_value(g, "clip_by_average_norm/Size") == Value(std::int32_t{6}));
+}
+
+}  // namespace symflow_test_ops_int32_narrowing
+
+namespace symflow_test_ops_int32_narrowing {
+
+TEST_CASE("ops/int32_narrowing: axes past int32 are a ValueError, not another axis") {
+  Graph g;
+  auto guard = g.as_default();
+  const Output x = constant(Value{1.0f, 2.0f});
+  // 2^32 - 1 would have wrapped to -1, the last axis.
+  constexpr std::int64_t wraps_to_minus_one = (std::int64_t{1} << 32) - 1;
+  CHECK_THROWS_WITH_AS(expand_dims(x, wraps_to_minus_one),
+                       refused(wraps_to_minus_one, "an axis").c_str(), ValueError);
+  CHECK_THROWS_WITH_AS(reduce_sum(Tensor<float>(x), Axis{wraps_to_minus_one}),
+                       doctest::Contains("Value 4294967295 at index 0 of [4294967295] does not "
+                                         "fit in int32"),
+                       ValueError);
+  CHECK_THROWS_WITH_AS(argmax(x, wraps_to_minus_one),
+                       refused(wraps_to_minus_one, "an axis").c_str(), ValueError);
+  CHECK(expand_dims(x, -1).shape() == Shape({2, 1}));
+}
+
+TEST_CASE("ops/int32_narrowing: an integer hyperparameter past int32 is a ValueError") {
+  Graph g;
+  auto guard = g.as_default();
+  CHECK_THROWS_WITH_AS(train::GradientDescentOptimizer(std::int64_t{1} << 31),
+                       "Hyperparameter 2147483648 does not fit in int32", ValueError);
 }
 
 }  // namespace symflow_test_ops_int32_narrowing

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "symflow/ops/defs/logic.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
 #include "symflow/ops/scalar_operand.hpp"
@@ -26,7 +27,7 @@ namespace detail {
 inline Output arg_reduce(const OpDef& def, const Output& input, std::int64_t axis,
                          DType output_type, std::string_view name, std::string_view default_name) {
   OpBuilder b(graph_of({input}), name, default_name);
-  Output dim = b.constant_arg(Value(static_cast<std::int32_t>(axis)), "dimension");
+  Output dim = b.constant_arg(Value(checked_int32(axis, "an axis")), "dimension");
   return b
       .build(def, {input, dim},
              {{"T", input.dtype()}, {"Tidx", DType::int32}, {"output_type", output_type}})

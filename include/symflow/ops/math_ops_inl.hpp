@@ -37,7 +37,7 @@ SYMFLOW_INLINE Output reduction(const OpDef& def, const Output& x, const Axis& a
   if (axis.tensor.valid()) {
     axes = axis.tensor;
   } else if (axis.axes) {
-    Value v = axis.scalar ? Value(static_cast<std::int32_t>(axis.axes->front()))
+    Value v = axis.scalar ? Value(checked_int32(axis.axes->front(), "an axis"))
                           : int32_vector(*axis.axes);
     axes = b.constant_arg(v, "reduction_indices");
   }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "symflow/ops/defs/reduction.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
 
@@ -26,7 +27,7 @@ inline Output build_scan(const OpDef& def, const Output& x, const Output* axis_t
                          std::string_view default_name) {
   OpBuilder b(graph_of({x}), name, default_name);
   Output a =
-      axis_tensor ? *axis_tensor : b.constant_arg(Value(static_cast<std::int32_t>(axis)), "axis");
+      axis_tensor ? *axis_tensor : b.constant_arg(Value(checked_int32(axis, "an axis")), "axis");
   return b
       .build(
           def, {x, a},

@@ -11,6 +11,7 @@
 
 #include "symflow/ops/array_ops.hpp"
 #include "symflow/ops/defs/shape.hpp"
+#include "symflow/ops/defs/shape_fn.hpp"
 #include "symflow/ops/math_ops.hpp"
 #include "symflow/ops/op_builder.hpp"
 
@@ -44,7 +45,7 @@ inline Output rank(const Output& x, std::string_view name = {}) {
 // the end).
 inline Output expand_dims(const Output& x, std::int64_t axis, std::string_view name = {}) {
   detail::OpBuilder b(graph_of({x}), name, "ExpandDims");
-  Output dim = b.constant_arg(Value(static_cast<std::int32_t>(axis)), "dim");
+  Output dim = b.constant_arg(Value(detail::checked_int32(axis, "an axis")), "dim");
   return b.build(detail::kExpandDimsOp, {x, dim}, {{"T", x.dtype()}, {"Tdim", DType::int32}})
       .output(0);
 }

@@ -48,12 +48,21 @@ namespace symflow::train {
 // one: float32 for a floating-point number (so 0.1 is 0.1f, cast to a float64
 // variable's dtype where needed, as in TensorFlow), int32 for an integer.
 class Hyperparameter {
+  // An integer hyperparameter is an int32 constant, as TensorFlow converts a Python int;
+  // one that int32 cannot hold is a ValueError, not a wrapped number.
+  template <std::integral I>
+  static Value int32_value(I v) {
+    if (!std::in_range<std::int32_t>(v))
+      throw ValueError("Hyperparameter " + std::to_string(v) + " does not fit in int32");
+    return Value(static_cast<std::int32_t>(v));
+  }
+
  public:
   template <std::floating_point F>
   Hyperparameter(F v) : value_(Value(static_cast<float>(v))) {}  // NOLINT: implicit
   template <std::integral I>
   requires(!std::same_as<I, bool>) Hyperparameter(I v)
-      : value_(Value(static_cast<std::int32_t>(v))) {}       // NOLINT: implicit
+      : value_(int32_value(v)) {}                            // NOLINT: implicit
   Hyperparameter(const Output& tensor) : tensor_(tensor) {}  // NOLINT: implicit
   template <class T>
   requires(std::convertible_to<T, Output> && !std::same_as<T, Output> && !std::is_arithmetic_v<T>)
