@@ -378,9 +378,10 @@ TEST_CASE("storage dtypes: TensorFlow's GraphDef (binary and text) imports and r
     tf::Graph g;
     tf::import_graph_def(def, {.name = ""}, g);
     tf::Session sess(g);
-    for (const auto& [name, value] : casts) {
+    for (const auto& cast : casts) {
+      const std::string& name = cast.first;  // clang 14: no structured binding in CAPTURE
       CAPTURE(name);
-      CHECK(sess.run(name + ":0") == value);
+      CHECK(sess.run(name + ":0") == cast.second);
     }
     CHECK(tf::to_string(sess.run("c64:0")) == "[ 1.+2.j  -0.-0.5j]");
     CHECK(tf::to_string(sess.run("c64s:0")) == "(3-4j)");
