@@ -404,28 +404,6 @@ decltype(auto) visit_dtype(DType d, F&& f) {
   throw TypeError("Invalid dtype: expected one of float32, float64, int32, int64, uint8, bool");
 }
 
-// Calls f(type_tag<T>{}) with an unsigned integer type as wide as d's elements (bool as
-// std::uint8_t, float32 as std::uint32_t, complex64 as std::uint64_t), or std::string for
-// strings and resource handles: for kernels that only copy, gather or compare elements
-// bit for bit, of every dtype.
-template <class F>
-decltype(auto) visit_storage_dtype(DType d, F&& f) {
-  if (stores_strings(d)) return f(type_tag<std::string>{});
-  switch (dtype_size(d)) {
-    case 1:
-      return f(type_tag<std::uint8_t>{});
-    case 2:
-      return f(type_tag<std::uint16_t>{});
-    case 4:
-      return f(type_tag<std::uint32_t>{});
-    case 8:
-      return f(type_tag<std::uint64_t>{});
-    default:
-      break;
-  }
-  throw TypeError("Invalid dtype: expected a valid dtype, got " + std::string(dtype_name(d)));
-}
-
 // visit_dtype over every number and bool dtype, the storage dtypes too (std::int8_t, ...,
 // float16_t, bfloat16_t, complex64_t): for conversion and printing, which handle them all.
 template <class F>
