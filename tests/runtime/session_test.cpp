@@ -132,6 +132,17 @@ TEST_CASE("runtime/errors: fetching a tensor of another graph is a ValueError") 
     auto guard = g2.as_default();
     other = tf::constant(1.0f);
   }
+  // TF: the session's graph is empty, and that is what TensorFlow reports first.
+  tf::Session empty(g1);
+  CHECK_THROWS_WITH_AS(empty.run(other),
+                       "The Session graph is empty. Add operations to the graph before calling "
+                       "run().",
+                       tf::RuntimeError);
+  CHECK_THROWS_AS(empty.run(other.op()), tf::RuntimeError);
+  {
+    auto guard = g1.as_default();
+    tf::constant(2.0f);
+  }
   tf::Session sess(g1);
   CHECK_THROWS_WITH_AS(sess.run(other), doctest::Contains("is not an element of this graph"),
                        tf::ValueError);

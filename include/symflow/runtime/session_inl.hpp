@@ -64,7 +64,14 @@ class SessionImpl {
   Value run(const Output& fetch, const FeedDict& feeds) {
     std::shared_lock lock(mutex_);
     if (closed_) throw FailedPreconditionError("Attempted to use a closed Session.");
-    const TensorRef ref = own(fetch, "Fetch").ref();
+    TensorRef ref;
+    try {
+      ref = own(fetch, "Fetch").ref();
+    } catch (const Error&) {
+      check_not_empty();  // TensorFlow's order: an empty graph, a bad feed, then the fetch
+      check_feeds(feeds);
+      throw;
+    }
     PlanKey key(4 + 2 * feeds.size());
     key[0] = ref.node.value;
     key[1] = ref.index;
