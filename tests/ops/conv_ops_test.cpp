@@ -356,7 +356,9 @@ TEST_CASE("nn/conv2d: build-time errors") {
     auto hx = placeholder<float>(Shape{1, 5, 5, 3});
     auto hw = placeholder<float>(Shape{3, 3, 3, 4});
     m = value_error([&] { nn::conv2d(hx, hw, {1}, "FOO"); });
-    CHECK(m == "Attr 'padding' of 'Conv2D' Op passed string 'FOO' not in: \"SAME\", \"VALID\".");
+    CHECK(m ==
+          "Attr 'padding' of 'Conv2D' Op passed string 'FOO' not in: \"SAME\", \"VALID\", "
+          "\"EXPLICIT\".");
     CHECK(nn::conv2d(hx, hw, {1}, "SAME").name() == "Conv2D_1:0");
   }
   // TF: "strides should be of length 1, 2 or 4. Received: strides=[1, 1, 1] of length 3".

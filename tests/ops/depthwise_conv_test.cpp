@@ -258,7 +258,7 @@ TEST_CASE("nn/depthwise_conv2d: the graph TensorFlow builds for rate 1") {
   REQUIRE(p);
   CHECK(std::string(p->message()) ==
         "Attr 'padding' of 'DepthwiseConv2dNative' Op passed string 'FOO' not in: \"SAME\", "
-        "\"VALID\".");
+        "\"VALID\", \"EXPLICIT\".");
   // Its strides go to the op as they are: TF's shape function wants 4 values.
   auto s = thrown<ValueError>([&] { nn::depthwise_conv2d(x, w, {2, 2}, "SAME"); });
   REQUIRE(s);
@@ -446,7 +446,7 @@ TEST_CASE("nn/depthwise_conv2d_native: build-time errors") {
     m = value_error([&] { nn::depthwise_conv2d_native(hx, hw, s1, "FOO"); });
     CHECK(m ==
           "Attr 'padding' of 'DepthwiseConv2dNative' Op passed string 'FOO' not in: \"SAME\", "
-          "\"VALID\".");
+          "\"VALID\", \"EXPLICIT\".");
     CHECK(nn::depthwise_conv2d_native(hx, hw, s1, "SAME").name() == "DepthwiseConv2dNative_1:0");
   }
   // TF: "DepthwiseConv2D requires the stride attribute to contain 4 values, but got: 3",
@@ -474,7 +474,7 @@ TEST_CASE("nn/depthwise_conv2d_native: build-time errors") {
                                 {.dilations = {1, 4, 1, 1}});
   });
   CHECK(contains(m, "Negative dimension size caused by subtracting 9 from 7"));
-  // NCHW: TF builds it and its CPU kernel refuses it; symflow, NHWC only, refuses it here.
+  // NCHW: TF 2.21 builds and runs it; symflow's depthwise ops are NHWC only and refuse it here.
   m = value_error([&] {
     nn::depthwise_conv2d_native(placeholder<float>(Shape{1, 3, 5, 5}), w, s1, "SAME",
                                 {.data_format = "NCHW"});

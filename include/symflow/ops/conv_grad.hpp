@@ -26,11 +26,16 @@ inline Output shape_vector_of(const GradContext& c, const Output& x) {
   return shape(x);
 }
 
-// Conv2D -> (Conv2DBackpropInput, Conv2DBackpropFilter), with the forward op's attrs.
+// Conv2D -> (Conv2DBackpropInput, Conv2DBackpropFilter), with the forward op's attrs
+// (copied: building nodes may move the graph's node storage).
 inline std::vector<Output> conv2d_grad(const GradContext& c) {
-  const auto& strides = c.op.get_attr<IntList>("strides").items;
-  const auto& padding = c.op.get_attr<std::string>("padding");
-  const nn::Conv2DOptions options{.dilations = c.op.get_attr<IntList>("dilations").items};
+  const std::vector<std::int64_t> strides = c.op.get_attr<IntList>("strides").items;
+  const std::string padding = c.op.get_attr<std::string>("padding");
+  const std::string data_format = c.op.get_attr<std::string>("data_format");
+  const nn::Conv2DOptions options{
+      .dilations = c.op.get_attr<IntList>("dilations").items,
+      .data_format = data_format,
+      .explicit_paddings = optional_int_list(c.op.attrs(), "explicit_paddings")};
   const Output x = c.input(0), w = c.input(1);
   const Output x_shape = shape_vector_of(c, x);
   const Output w_shape = shape_vector_of(c, w);
@@ -47,7 +52,9 @@ inline std::vector<Output> depthwise_conv2d_native_grad(const GradContext& c) {
   const std::string padding = c.op.get_attr<std::string>("padding");
   const std::string data_format = c.op.get_attr<std::string>("data_format");
   const nn::DepthwiseConv2dNativeOptions options{
-      .dilations = c.op.get_attr<IntList>("dilations").items, .data_format = data_format};
+      .dilations = c.op.get_attr<IntList>("dilations").items,
+      .data_format = data_format,
+      .explicit_paddings = optional_int_list(c.op.attrs(), "explicit_paddings")};
   const Output x = c.input(0), w = c.input(1);
   Output dx = nn::depthwise_conv2d_native_backprop_input(shape_vector_of(c, x), w, c.grad(0),
                                                          strides, padding, options);
@@ -57,15 +64,19 @@ inline std::vector<Output> depthwise_conv2d_native_grad(const GradContext& c) {
 }
 
 inline std::vector<Output> max_pool_grad(const GradContext& c) {
-  return {nn::max_pool_grad(
-      c.input(0), c.output(0), c.grad(0), c.op.get_attr<IntList>("ksize").items,
-      c.op.get_attr<IntList>("strides").items, c.op.get_attr<std::string>("padding"))};
+  const std::string data_format = c.op.get_attr<std::string>("data_format");
+  return {nn::max_pool_grad(c.input(0), c.output(0), c.grad(0),
+                            c.op.get_attr<IntList>("ksize").items,
+                            c.op.get_attr<IntList>("strides").items,
+                            c.op.get_attr<std::string>("padding"), {}, data_format)};
 }
 
 inline std::vector<Output> avg_pool_grad(const GradContext& c) {
-  return {nn::avg_pool_grad(
-      shape_vector_of(c, c.input(0)), c.grad(0), c.op.get_attr<IntList>("ksize").items,
-      c.op.get_attr<IntList>("strides").items, c.op.get_attr<std::string>("padding"))};
+  const std::string data_format = c.op.get_attr<std::string>("data_format");
+  return {nn::avg_pool_grad(shape_vector_of(c, c.input(0)), c.grad(0),
+                            c.op.get_attr<IntList>("ksize").items,
+                            c.op.get_attr<IntList>("strides").items,
+                            c.op.get_attr<std::string>("padding"), {}, data_format)};
 }
 
 }  // namespace conv

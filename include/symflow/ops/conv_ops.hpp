@@ -4,15 +4,19 @@
 // SpaceToBatchND and BatchToSpaceND as TF1 builds them) and the ops their gradients are made of
 // (Conv2DBackpropInput, Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput,
 // DepthwiseConv2dNativeBackpropFilter, MaxPoolGrad, AvgPoolGrad): the functions that build
-// them. NHWC only, as TensorFlow's CPU kernels.
+// them. conv2d, its backprops and the pooling ops take data_format "NHWC" or "NCHW"; the
+// depthwise ones NHWC only.
 // The ops' descriptions are in ops/defs/conv.hpp, their CPU kernels in
 // backend/cpu/kernels/conv.hpp (the numbers are computed by backend/cpu/conv.hpp and
 // depthwise_conv.hpp).
 //
-// The attrs are TensorFlow 1.x's before 1.14 (no explicit_paddings), like the rest of
-// symflow's GraphDefs; padding is "SAME" or "VALID".
+// The attrs are TensorFlow 1.x's before 1.14, like the rest of symflow's GraphDefs; padding
+// is "SAME" or "VALID", and for conv2d, depthwise_conv2d_native and their backprops also
+// explicit (before, after) pairs: padding "EXPLICIT" with an explicit_paddings attr, which
+// other nodes leave out.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,13 +31,16 @@ namespace symflow {
 namespace detail::conv {
 
 // tf.nn's window arguments: one value for both spatial dims, two (rows, cols) or all
-// four (NHWC); ValueError otherwise, as the Python wrappers say it.
+// four (in data_format order: `nchw` puts the spatial ones last); ValueError otherwise, as
+// the Python wrappers say it.
 inline std::vector<std::int64_t> nhwc_window_arg(const std::vector<std::int64_t>& v,
-                                                 std::string_view what) {
+                                                 std::string_view what, bool nchw = false) {
   switch (v.size()) {
     case 1:
+      if (nchw) return {1, 1, v[0], v[0]};
       return {1, v[0], v[0], 1};
     case 2:
+      if (nchw) return {1, 1, v[0], v[1]};
       return {1, v[0], v[1], 1};
     case 4:
       return v;
@@ -46,35 +53,80 @@ inline std::vector<std::int64_t> nhwc_window_arg(const std::vector<std::int64_t>
 
 // ---- builders ----------------------------------------------------------------------------
 
+// explicit_paddings is written only where it is not empty (padding "EXPLICIT").
 inline AttrMap conv_attr_map(DType t, const std::vector<std::int64_t>& strides,
-                             std::string_view padding, const std::vector<std::int64_t>& dilations) {
-  return {{"T", t},
-          {"data_format", std::string("NHWC")},
-          {"dilations", IntList{dilations}},
-          {"padding", std::string(padding)},
-          {"strides", IntList{strides}},
-          {"use_cudnn_on_gpu", true}};
+                             std::string_view padding, const std::vector<std::int64_t>& dilations,
+                             std::string_view data_format = "NHWC",
+                             const std::vector<std::int64_t>& explicit_paddings = {}) {
+  AttrMap attrs{{"T", t},
+                {"data_format", std::string(data_format)},
+                {"dilations", IntList{dilations}},
+                {"padding", std::string(padding)},
+                {"strides", IntList{strides}},
+                {"use_cudnn_on_gpu", true}};
+  if (!explicit_paddings.empty()) attrs.emplace("explicit_paddings", IntList{explicit_paddings});
+  return attrs;
 }
 
 inline AttrMap pool_attr_map(DType t, const std::vector<std::int64_t>& ksize,
-                             const std::vector<std::int64_t>& strides, std::string_view padding) {
+                             const std::vector<std::int64_t>& strides, std::string_view padding,
+                             std::string_view data_format = "NHWC") {
   return {{"T", t},
-          {"data_format", std::string("NHWC")},
+          {"data_format", std::string(data_format)},
           {"ksize", IntList{ksize}},
           {"padding", std::string(padding)},
           {"strides", IntList{strides}}};
 }
 
-// DepthwiseConv2dNative and its backprops: TF 1.x's attrs (no use_cudnn_on_gpu).
+// The data_format argument, checked before the node exists (TensorFlow's op_def_library
+// rejects it there); whether it is NCHW.
+inline bool check_format_arg(std::string_view op, std::string_view data_format) {
+  const std::optional<Layout> layout = layout_of(data_format);
+  if (!layout) throw ValueError(data_format_error(op, data_format));
+  return layout->nchw;
+}
+
+// The text Python gives a list of int lists: "[[0, 0], [1, 2]]".
+inline std::string nested_list_text(const std::vector<std::vector<std::int64_t>>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + int_list_text(v[i]);
+  return s + "]";
+}
+
+// tf.nn.conv2d's list padding: 4 (before, after) pairs in data_format order, flattened into
+// explicit_paddings; TensorFlow's ValueErrors for another count or pair size.
+inline std::vector<std::int64_t> explicit_paddings_arg(
+    const std::vector<std::vector<std::int64_t>>& padding) {
+  if (padding.size() != 4)
+    throw ValueError("When padding is a list, it must be of size 4. Received: padding=" +
+                     nested_list_text(padding) + " of size " + std::to_string(padding.size()));
+  std::vector<std::int64_t> flat;
+  for (std::size_t i = 0; i < padding.size(); ++i) {
+    if (padding[i].size() != 2)
+      throw ValueError(
+          "When `padding` is a list, each element of `padding` must be a list/tuple of size 2. "
+          "Received: padding=" +
+          nested_list_text(padding) + " with element at index " + std::to_string(i) + " of size " +
+          std::to_string(padding[i].size()));
+    flat.insert(flat.end(), padding[i].begin(), padding[i].end());
+  }
+  return flat;
+}
+
+// DepthwiseConv2dNative and its backprops: TF 1.x's attrs (no use_cudnn_on_gpu), and
+// explicit_paddings where it is not empty.
 inline AttrMap depthwise_attr_map(DType t, const std::vector<std::int64_t>& strides,
                                   std::string_view padding,
                                   const std::vector<std::int64_t>& dilations,
-                                  std::string_view data_format) {
-  return {{"T", t},
-          {"data_format", std::string(data_format)},
-          {"dilations", IntList{dilations}},
-          {"padding", std::string(padding)},
-          {"strides", IntList{strides}}};
+                                  std::string_view data_format,
+                                  const std::vector<std::int64_t>& explicit_paddings = {}) {
+  AttrMap attrs{{"T", t},
+                {"data_format", std::string(data_format)},
+                {"dilations", IntList{dilations}},
+                {"padding", std::string(padding)},
+                {"strides", IntList{strides}}};
+  if (!explicit_paddings.empty()) attrs.emplace("explicit_paddings", IntList{explicit_paddings});
+  return attrs;
 }
 
 // numpy's text of an int vector, as TensorFlow's Python messages print one: "[0 1]".
@@ -88,7 +140,9 @@ inline std::string numpy_text(const std::vector<std::int64_t>& v) {
 // rejects it there, with no node in the message).
 inline void check_padding_arg(std::string_view op, std::string_view padding) {
   cpu::Padding p{};
-  if (!cpu::parse_padding(padding, p)) throw ValueError(padding_error(op, padding));
+  const bool explicit_ok = takes_explicit_padding(op);
+  if (explicit_ok && padding == "EXPLICIT") return;
+  if (!cpu::parse_padding(padding, p)) throw ValueError(padding_error(op, padding, explicit_ok));
 }
 
 // An int32 [n, 2] matrix of (before, after) pairs; a padding or crop outside int32 is a
@@ -168,23 +222,42 @@ namespace nn {
 // tf.nn.conv2d's keyword arguments beyond strides and padding.
 struct Conv2DOptions {
   std::vector<std::int64_t> dilations = {1, 1, 1, 1};  // 1, 2 or 4 values, like strides
+  std::string_view data_format = "NHWC";               // or "NCHW"
+  // With padding "EXPLICIT": 8 values, a (before, after) pair per dim in data_format order
+  // (the conv2d overload that takes the pairs fills it).
+  std::vector<std::int64_t> explicit_paddings = {};
   std::string_view name = {};
 };
 
-// tf.nn.conv2d(input, filter, strides, padding): input [batch, rows, cols, in_depth],
-// filter [filter_rows, filter_cols, in_depth, out_depth]; strides (and dilations) have
-// 1, 2 or 4 values; padding "SAME" or "VALID".
+// tf.nn.conv2d(input, filter, strides, padding): input [batch, rows, cols, in_depth]
+// (NCHW: [batch, in_depth, rows, cols]), filter [filter_rows, filter_cols, in_depth,
+// out_depth]; strides (and dilations) have 1, 2 or 4 values; padding "SAME" or "VALID" (or
+// "EXPLICIT" with options.explicit_paddings).
 inline Output conv2d(const Output& input, const Output& filter,
                      const std::vector<std::int64_t>& strides, std::string_view padding,
                      const Conv2DOptions& options = {}) {
   detail::OpBuilder b(graph_of({input, filter}), options.name, "Conv2D");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
-  const auto d = detail::conv::nhwc_window_arg(options.dilations, "dilations");
+  const bool nchw = detail::conv::check_format_arg("Conv2D", options.data_format);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
+  const auto d = detail::conv::nhwc_window_arg(options.dilations, "dilations", nchw);
   detail::conv::check_padding_arg("Conv2D", padding);
   return b
       .build(detail::conv::kConv2DOp, {input, filter},
-             detail::conv::conv_attr_map(input.dtype(), s, padding, d))
+             detail::conv::conv_attr_map(input.dtype(), s, padding, d, options.data_format,
+                                         options.explicit_paddings))
       .output(0);
+}
+// tf.nn.conv2d(input, filter, strides, padding=[[0, 0], [top, bottom], [left, right], [0, 0]]):
+// explicit padding, 4 (before, after) pairs in data_format order (NCHW: [[0, 0], [0, 0],
+// [top, bottom], [left, right]]); the node has padding "EXPLICIT" and the pairs, flattened,
+// as explicit_paddings. Batch and depth pairs must be 0.
+inline Output conv2d(const Output& input, const Output& filter,
+                     const std::vector<std::int64_t>& strides,
+                     const std::vector<std::vector<std::int64_t>>& padding,
+                     const Conv2DOptions& options = {}) {
+  Conv2DOptions o = options;
+  o.explicit_paddings = detail::conv::explicit_paddings_arg(padding);
+  return conv2d(input, filter, strides, "EXPLICIT", o);
 }
 inline Output conv2d(const Output& input, const Output& filter,
                      const std::vector<std::int64_t>& strides, std::string_view padding,
@@ -203,6 +276,13 @@ Tensor<T> conv2d(const Tensor<T>& input, const Tensor<T>& filter,
                  std::string_view name) {
   return Tensor<T>(conv2d(Output(input), Output(filter), strides, padding, name));
 }
+template <Element T>
+Tensor<T> conv2d(const Tensor<T>& input, const Tensor<T>& filter,
+                 const std::vector<std::int64_t>& strides,
+                 const std::vector<std::vector<std::int64_t>>& padding,
+                 const Conv2DOptions& options = {}) {
+  return Tensor<T>(conv2d(Output(input), Output(filter), strides, padding, options));
+}
 
 // tf.nn.conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding):
 // the gradient of conv2d with respect to its input, of shape input_sizes (int32 [4]).
@@ -212,12 +292,14 @@ inline Output conv2d_backprop_input(const Output& input_sizes, const Output& fil
                                     std::string_view padding, const Conv2DOptions& options = {}) {
   detail::OpBuilder b(graph_of({input_sizes, filter, out_backprop}), options.name,
                       "Conv2DBackpropInput");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
-  const auto d = detail::conv::nhwc_window_arg(options.dilations, "dilations");
+  const bool nchw = detail::conv::check_format_arg("Conv2DBackpropInput", options.data_format);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
+  const auto d = detail::conv::nhwc_window_arg(options.dilations, "dilations", nchw);
   detail::conv::check_padding_arg("Conv2DBackpropInput", padding);
   return b
       .build(detail::conv::kConv2DBackpropInputOp, {input_sizes, filter, out_backprop},
-             detail::conv::conv_attr_map(filter.dtype(), s, padding, d))
+             detail::conv::conv_attr_map(filter.dtype(), s, padding, d, options.data_format,
+                                         options.explicit_paddings))
       .output(0);
 }
 
@@ -229,12 +311,14 @@ inline Output conv2d_backprop_filter(const Output& input, const Output& filter_s
                                      std::string_view padding, const Conv2DOptions& options = {}) {
   detail::OpBuilder b(graph_of({input, filter_sizes, out_backprop}), options.name,
                       "Conv2DBackpropFilter");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
-  const auto d = detail::conv::nhwc_window_arg(options.dilations, "dilations");
+  const bool nchw = detail::conv::check_format_arg("Conv2DBackpropFilter", options.data_format);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
+  const auto d = detail::conv::nhwc_window_arg(options.dilations, "dilations", nchw);
   detail::conv::check_padding_arg("Conv2DBackpropFilter", padding);
   return b
       .build(detail::conv::kConv2DBackpropFilterOp, {input, filter_sizes, out_backprop},
-             detail::conv::conv_attr_map(input.dtype(), s, padding, d))
+             detail::conv::conv_attr_map(input.dtype(), s, padding, d, options.data_format,
+                                         options.explicit_paddings))
       .output(0);
 }
 
@@ -243,6 +327,9 @@ struct DepthwiseConv2dNativeOptions {
   std::vector<std::int64_t> dilations = {1, 1, 1, 1};  // 4 values; the kernels take only 1s
   std::string_view data_format = "NHWC";               // the only one symflow has
   std::string_view name = {};
+  // With padding "EXPLICIT": 8 values, a (before, after) pair per NHWC dim (the overload
+  // that takes the pairs fills it).
+  std::vector<std::int64_t> explicit_paddings = {};
 };
 
 // tf.compat.v1.nn.depthwise_conv2d_native(input, filter, strides, padding): input
@@ -259,8 +346,19 @@ inline Output depthwise_conv2d_native(const Output& input, const Output& filter,
   return b
       .build(detail::conv::kDepthwiseConv2dNativeOp, {input, filter},
              detail::conv::depthwise_attr_map(input.dtype(), strides, padding, options.dilations,
-                                              options.data_format))
+                                              options.data_format, options.explicit_paddings))
       .output(0);
+}
+// tf.compat.v1.nn.depthwise_conv2d_native(input, filter, strides, padding=[[0, 0], [top,
+// bottom], [left, right], [0, 0]]): explicit padding, as conv2d's list (padding "EXPLICIT",
+// the pairs flattened into explicit_paddings).
+inline Output depthwise_conv2d_native(const Output& input, const Output& filter,
+                                      const std::vector<std::int64_t>& strides,
+                                      const std::vector<std::vector<std::int64_t>>& padding,
+                                      const DepthwiseConv2dNativeOptions& options = {}) {
+  DepthwiseConv2dNativeOptions o = options;
+  o.explicit_paddings = detail::conv::explicit_paddings_arg(padding);
+  return depthwise_conv2d_native(input, filter, strides, "EXPLICIT", o);
 }
 template <Element T>
 Tensor<T> depthwise_conv2d_native(const Tensor<T>& input, const Tensor<T>& filter,
@@ -339,7 +437,7 @@ inline Output depthwise_conv2d_native_backprop_input(
       .build(detail::conv::kDepthwiseConv2dNativeBackpropInputOp,
              {input_sizes, filter, out_backprop},
              detail::conv::depthwise_attr_map(filter.dtype(), strides, padding, options.dilations,
-                                              options.data_format))
+                                              options.data_format, options.explicit_paddings))
       .output(0);
 }
 
@@ -357,26 +455,38 @@ inline Output depthwise_conv2d_native_backprop_filter(
       .build(detail::conv::kDepthwiseConv2dNativeBackpropFilterOp,
              {input, filter_sizes, out_backprop},
              detail::conv::depthwise_attr_map(input.dtype(), strides, padding, options.dilations,
-                                              options.data_format))
+                                              options.data_format, options.explicit_paddings))
       .output(0);
 }
 
+// tf.nn.max_pool's and tf.nn.avg_pool's keyword arguments beyond ksize, strides, padding.
+struct PoolOptions {
+  std::string_view data_format = "NHWC";  // or "NCHW"
+  std::string_view name = {};
+};
+
 // tf.nn.max_pool(value, ksize, strides, padding): the maximum of each window;
-// ksize and strides have 1, 2 or 4 values.
+// ksize and strides have 1, 2 or 4 values (4: in data_format order).
 inline Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
                        const std::vector<std::int64_t>& strides, std::string_view padding,
-                       std::string_view name = {}) {
-  detail::OpBuilder b(graph_of({value}), name, "MaxPool");
-  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
+                       const PoolOptions& options) {
+  detail::OpBuilder b(graph_of({value}), options.name, "MaxPool");
+  const bool nchw = detail::conv::check_format_arg("MaxPool", options.data_format);
+  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize", nchw);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
   for (std::int64_t x : k)
     if (x == 0)
       throw ValueError("`ksize` cannot be zero. Received: ksize=" + detail::conv::int_list_text(k));
   detail::conv::check_padding_arg("MaxPool", padding);
   return b
       .build(detail::conv::kMaxPoolOp, {value},
-             detail::conv::pool_attr_map(value.dtype(), k, s, padding))
+             detail::conv::pool_attr_map(value.dtype(), k, s, padding, options.data_format))
       .output(0);
+}
+inline Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
+                       const std::vector<std::int64_t>& strides, std::string_view padding,
+                       std::string_view name = {}) {
+  return max_pool(value, ksize, strides, padding, PoolOptions{.name = name});
 }
 template <Element T>
 Tensor<T> max_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksize,
@@ -384,20 +494,32 @@ Tensor<T> max_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksiz
                    std::string_view name = {}) {
   return Tensor<T>(max_pool(Output(value), ksize, strides, padding, name));
 }
+template <Element T>
+Tensor<T> max_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksize,
+                   const std::vector<std::int64_t>& strides, std::string_view padding,
+                   const PoolOptions& options) {
+  return Tensor<T>(max_pool(Output(value), ksize, strides, padding, options));
+}
 
 // tf.nn.avg_pool(value, ksize, strides, padding): the mean of each window, over the
 // inputs it covers (SAME padding does not count).
 inline Output avg_pool(const Output& value, const std::vector<std::int64_t>& ksize,
                        const std::vector<std::int64_t>& strides, std::string_view padding,
-                       std::string_view name = {}) {
-  detail::OpBuilder b(graph_of({value}), name, "AvgPool");
-  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
+                       const PoolOptions& options) {
+  detail::OpBuilder b(graph_of({value}), options.name, "AvgPool");
+  const bool nchw = detail::conv::check_format_arg("AvgPool", options.data_format);
+  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize", nchw);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
   detail::conv::check_padding_arg("AvgPool", padding);
   return b
       .build(detail::conv::kAvgPoolOp, {value},
-             detail::conv::pool_attr_map(value.dtype(), k, s, padding))
+             detail::conv::pool_attr_map(value.dtype(), k, s, padding, options.data_format))
       .output(0);
+}
+inline Output avg_pool(const Output& value, const std::vector<std::int64_t>& ksize,
+                       const std::vector<std::int64_t>& strides, std::string_view padding,
+                       std::string_view name = {}) {
+  return avg_pool(value, ksize, strides, padding, PoolOptions{.name = name});
 }
 template <Element T>
 Tensor<T> avg_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksize,
@@ -405,20 +527,27 @@ Tensor<T> avg_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksiz
                    std::string_view name = {}) {
   return Tensor<T>(avg_pool(Output(value), ksize, strides, padding, name));
 }
+template <Element T>
+Tensor<T> avg_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksize,
+                   const std::vector<std::int64_t>& strides, std::string_view padding,
+                   const PoolOptions& options) {
+  return Tensor<T>(avg_pool(Output(value), ksize, strides, padding, options));
+}
 
 // gen_nn_ops.max_pool_grad: the gradient `grad` of max_pool(orig_input) routed back to
 // each window's maximum.
 inline Output max_pool_grad(const Output& orig_input, const Output& orig_output, const Output& grad,
                             const std::vector<std::int64_t>& ksize,
                             const std::vector<std::int64_t>& strides, std::string_view padding,
-                            std::string_view name = {}) {
+                            std::string_view name = {}, std::string_view data_format = "NHWC") {
   detail::OpBuilder b(graph_of({orig_input, orig_output, grad}), name, "MaxPoolGrad");
-  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
+  const bool nchw = detail::conv::check_format_arg("MaxPoolGrad", data_format);
+  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize", nchw);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
   detail::conv::check_padding_arg("MaxPoolGrad", padding);
   return b
       .build(detail::conv::kMaxPoolGradOp, {orig_input, orig_output, grad},
-             detail::conv::pool_attr_map(orig_input.dtype(), k, s, padding))
+             detail::conv::pool_attr_map(orig_input.dtype(), k, s, padding, data_format))
       .output(0);
 }
 
@@ -427,14 +556,15 @@ inline Output max_pool_grad(const Output& orig_input, const Output& orig_output,
 inline Output avg_pool_grad(const Output& orig_input_shape, const Output& grad,
                             const std::vector<std::int64_t>& ksize,
                             const std::vector<std::int64_t>& strides, std::string_view padding,
-                            std::string_view name = {}) {
+                            std::string_view name = {}, std::string_view data_format = "NHWC") {
   detail::OpBuilder b(graph_of({orig_input_shape, grad}), name, "AvgPoolGrad");
-  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize");
-  const auto s = detail::conv::nhwc_window_arg(strides, "strides");
+  const bool nchw = detail::conv::check_format_arg("AvgPoolGrad", data_format);
+  const auto k = detail::conv::nhwc_window_arg(ksize, "ksize", nchw);
+  const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
   detail::conv::check_padding_arg("AvgPoolGrad", padding);
   return b
       .build(detail::conv::kAvgPoolGradOp, {orig_input_shape, grad},
-             detail::conv::pool_attr_map(grad.dtype(), k, s, padding))
+             detail::conv::pool_attr_map(grad.dtype(), k, s, padding, data_format))
       .output(0);
 }
 

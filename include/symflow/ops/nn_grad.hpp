@@ -136,20 +136,25 @@ inline std::vector<Output> sparse_softmax_xent_grad(const GradContext& c) {
 inline std::vector<Output> l2_loss_grad(const GradContext& c) { return {c.input(0) * c.grad()}; }
 
 inline std::vector<Output> bias_add_grad_fn(const GradContext& c) {
-  return {c.grad(), bias_add_grad(c.grad())};
+  // A copy: building nodes may move the graph's node storage.
+  const std::string format = c.op.get_attr<std::string>("data_format");
+  return {c.grad(), bias_add_grad(c.grad(), {}, format)};
 }
 
-// BiasAddGrad sums over all axes but the last: its gradient repeats g along them.
+// BiasAddGrad sums over all axes but the channels' (the last, or axis 1 for NCHW): its
+// gradient repeats g along them.
 inline std::vector<Output> bias_add_grad_grad(const GradContext& c) {
   const Output x = c.input(0);
   const Shape& s = x.get_shape();
   if (!s.is_fully_defined())
     throw LookupError("The gradient of BiasAddGrad '" + c.op.name() +
                       "' needs a fully defined input shape");
+  const std::size_t axis =
+      bias_axis(c.op.get_attr<std::string>("data_format") == "NCHW", s.dims().size());
   Dims ones(s.dims().size(), 1);
-  ones.back() = s.dims().back();
+  ones[axis] = s.dims()[axis];
   Dims multiples = s.dims();
-  multiples.back() = 1;
+  multiples[axis] = 1;
   return {tile(reshape(c.grad(), ones), multiples)};
 }
 

@@ -81,22 +81,37 @@ Tensor<T> leaky_relu(const Tensor<T>& features, double alpha = 0.2, std::string_
   return Tensor<T>(leaky_relu(Output(features), alpha, name));
 }
 
-// tf.nn.bias_add(value, bias, data_format="NHWC"): value + bias along the last axis.
-// A bias of another dtype is a ValueError, as TensorFlow's conversion of it.
-inline Output bias_add(const Output& value, const Output& bias, std::string_view name = {}) {
+// tf.nn.bias_add's keyword arguments.
+struct BiasAddOptions {
+  std::string_view data_format = "NHWC";  // "NCHW": the bias runs along axis 1
+  std::string_view name = {};
+};
+
+// tf.nn.bias_add(value, bias, data_format="NHWC"): value + bias along the last axis (NCHW:
+// along axis 1, for a value of rank 3 or more). A bias of another dtype is a ValueError, as
+// TensorFlow's conversion of it.
+inline Output bias_add(const Output& value, const Output& bias, const BiasAddOptions& options) {
   if (bias.dtype() != value.dtype())
     throw ValueError("bias: Tensor conversion requested dtype " +
                      std::string(dtype_name(value.dtype())) + " for Tensor with dtype " +
                      std::string(dtype_name(bias.dtype())) + ": " + to_string(bias));
-  detail::OpBuilder b(graph_of({value, bias}), name, "BiasAdd");
+  detail::OpBuilder b(graph_of({value, bias}), options.name, "BiasAdd");
+  detail::bias_nchw("BiasAdd", std::string(options.data_format));
   return b
       .build(detail::kBiasAddOp, {value, bias},
-             {{"T", value.dtype()}, {"data_format", std::string("NHWC")}})
+             {{"T", value.dtype()}, {"data_format", std::string(options.data_format)}})
       .output(0);
+}
+inline Output bias_add(const Output& value, const Output& bias, std::string_view name = {}) {
+  return bias_add(value, bias, BiasAddOptions{.name = name});
 }
 template <Element T>
 Tensor<T> bias_add(const Tensor<T>& value, const Tensor<T>& bias, std::string_view name = {}) {
   return Tensor<T>(bias_add(Output(value), Output(bias), name));
+}
+template <Element T>
+Tensor<T> bias_add(const Tensor<T>& value, const Tensor<T>& bias, const BiasAddOptions& options) {
+  return Tensor<T>(bias_add(Output(value), Output(bias), options));
 }
 
 // tf.nn.top_k's two outputs.
@@ -158,11 +173,12 @@ inline Output leaky_relu_grad(const Output& gradients, const Output& features, d
              {{"T", gradients.dtype()}, {"alpha", static_cast<double>(static_cast<float>(alpha))}})
       .output(0);
 }
-inline Output bias_add_grad(const Output& out_backprop, std::string_view name = {}) {
+inline Output bias_add_grad(const Output& out_backprop, std::string_view name = {},
+                            std::string_view data_format = "NHWC") {
   OpBuilder b(graph_of({out_backprop}), name, "BiasAddGrad");
   return b
       .build(kBiasAddGradOp, {out_backprop},
-             {{"T", out_backprop.dtype()}, {"data_format", std::string("NHWC")}})
+             {{"T", out_backprop.dtype()}, {"data_format", std::string(data_format)}})
       .output(0);
 }
 

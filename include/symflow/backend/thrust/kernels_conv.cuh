@@ -1,9 +1,10 @@
 #pragma once
 // Thrust kernels: 2-D convolution and pooling (Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative and its two backprops, MaxPool, AvgPool,
-// MaxPoolGrad, AvgPoolGrad), NHWC, float32 and float64, with the CPU kernels' attrs, checks and
-// messages (backend/cpu/kernels/conv.hpp: the geometry helpers there only read attrs and dims, so
-// they are shared).
+// MaxPoolGrad, AvgPoolGrad), NHWC (NCHW through device transposes, for all but the depthwise
+// ops; explicit padding through the shared geometry), float32 and float64, with the CPU
+// kernels' attrs, checks and messages (backend/cpu/kernels/conv.hpp: the geometry helpers
+// there only read attrs and dims, so they are shared).
 //
 // Direct formulations: one thrust::for_each over the elements of the output, each
 // looping over its window. Every gradient is a gather (each element sums what reaches
@@ -482,6 +483,55 @@ inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_vi
   return cd::kernel_sizes(ctx, host_value(ctx.input(i)), what);
 }
 
+// ---- data_format NCHW: the NHWC kernels between two device transposes, as on the CPU ------
+
+// Element i of a 4-D tensor whose axis k is the input's axis perm[k] (`stride`: the input's
+// stride along each output axis).
+template <class T>
+struct Permute4 {
+  std::int64_t d1, d2, d3;
+  std::int64_t stride0, stride1, stride2, stride3;
+  const T* in;
+  T* out;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    const std::int64_t a3 = i % d3, r3 = i / d3;
+    const std::int64_t a2 = r3 % d2, r2 = r3 / d2;
+    const std::int64_t a1 = r2 % d1, a0 = r2 / d1;
+    out[i] = in[a0 * stride0 + a1 * stride1 + a2 * stride2 + a3 * stride3];
+  }
+};
+
+inline Value device_permuted4(KernelContext& ctx, const Value& v, const std::array<int, 4>& perm) {
+  const Dims& d = v.dims();
+  const std::int64_t stride[4] = {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+  const auto p = [&](int k) { return static_cast<std::size_t>(perm[static_cast<std::size_t>(k)]); };
+  Value out = empty_device_value(v.dtype(), {d[p(0)], d[p(1)], d[p(2)], d[p(3)]});
+  cd::visit_float(ctx, v.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    launch(out.size(),
+           Permute4<T>{d[p(1)], d[p(2)], d[p(3)], stride[p(0)], stride[p(1)], stride[p(2)],
+                       stride[p(3)], v.device_data<T>(), out.device_data<T>()});
+  });
+  return out;
+}
+inline Value device_nhwc(KernelContext& ctx, const Value& v, const cd::Layout& layout) {
+  return layout.nchw ? device_permuted4(ctx, v, {0, 2, 3, 1}) : v;
+}
+
+// Output 0 of NHWC dims `nhwc`, filled by fill(out): in place, or for NCHW in a buffer
+// transposed after.
+template <class Fill>
+void layout_output(KernelContext& ctx, const cd::Layout& layout, DType dtype, const Dims& nhwc,
+                   Fill&& fill) {
+  if (!layout.nchw) {
+    fill(output(ctx, 0, dtype, nhwc));
+    return;
+  }
+  Value buffer = empty_device_value(dtype, nhwc);
+  fill(buffer);
+  ctx.set_output(0, device_permuted4(ctx, buffer, {0, 3, 1, 2}));
+}
+
 template <class T>
 void run_conv2d(Value& out, const cpu::Conv2DGeometry& g, const Value& in, const Value& filter) {
   launch(out.size(), Conv2DForward<T>{conv_dims(g), in.device_data<T>(), filter.device_data<T>(),
@@ -489,17 +539,17 @@ void run_conv2d(Value& out, const cpu::Conv2DGeometry& g, const Value& in, const
 }
 
 inline void conv2d_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
   const Value& filter = ctx.input(1);
   const cd::KernelWindow w = cd::conv_kernel_window(ctx);
-  cd::require_4d(ctx, in.dims(), "input");
+  cd::require_4d(ctx, ctx.input(0).dims(), "input");
   cd::require_4d(ctx, filter.dims(), "filter");
+  const Value in = device_nhwc(ctx, ctx.input(0), w.layout);
   const cpu::Conv2DGeometry g =
       cd::kernel_conv_geometry(ctx, "Conv2D", in.dims(), filter.dims(), w);
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = output(ctx, 0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth});
-    run_conv2d<T>(out, g, in, filter);
+    layout_output(ctx, w.layout, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth},
+                  [&](Value& out) { run_conv2d<T>(out, g, in, filter); });
   });
 }
 
@@ -512,18 +562,19 @@ void run_conv2d_backprop_input(Value& out, const cpu::Conv2DGeometry& g, const V
 
 inline void conv2d_backprop_input_kernel(KernelContext& ctx) {
   constexpr std::string_view label = "Conv2DBackpropInput";
-  const Dims sizes = kernel_sizes(ctx, 0, "input_sizes");
-  const Value& filter = ctx.input(1);
-  const Value& dy = ctx.input(2);
   const cd::KernelWindow w = cd::conv_kernel_window(ctx);
+  const Dims given = kernel_sizes(ctx, 0, "input_sizes");
+  const Dims sizes = w.layout.nchw ? cd::nhwc_of_nchw(given) : given;
+  const Value& filter = ctx.input(1);
   cd::require_4d(ctx, filter.dims(), "filter");
-  cd::require_4d(ctx, dy.dims(), "out_backprop");
+  cd::require_4d(ctx, ctx.input(2).dims(), "out_backprop");
+  const Value dy = device_nhwc(ctx, ctx.input(2), w.layout);
   const cpu::Conv2DGeometry g = cd::kernel_conv_geometry(ctx, label, sizes, filter.dims(), w);
   cd::check_out_backprop(ctx, label, g, dy.dims());
   cd::visit_float(ctx, filter.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = output(ctx, 0, filter.dtype(), sizes);
-    run_conv2d_backprop_input<T>(out, g, filter, dy);
+    layout_output(ctx, w.layout, filter.dtype(), sizes,
+                  [&](Value& out) { run_conv2d_backprop_input<T>(out, g, filter, dy); });
   });
 }
 
@@ -536,12 +587,12 @@ void run_conv2d_backprop_filter(Value& out, const cpu::Conv2DGeometry& g, const 
 
 inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   constexpr std::string_view label = "Conv2DBackpropFilter";
-  const Value& in = ctx.input(0);
-  const Dims sizes = kernel_sizes(ctx, 1, "filter_sizes");
-  const Value& dy = ctx.input(2);
   const cd::KernelWindow w = cd::conv_kernel_window(ctx);
-  cd::require_4d(ctx, in.dims(), "input");
-  cd::require_4d(ctx, dy.dims(), "out_backprop");
+  const Dims sizes = kernel_sizes(ctx, 1, "filter_sizes");
+  cd::require_4d(ctx, ctx.input(0).dims(), "input");
+  cd::require_4d(ctx, ctx.input(2).dims(), "out_backprop");
+  const Value in = device_nhwc(ctx, ctx.input(0), w.layout);
+  const Value dy = device_nhwc(ctx, ctx.input(2), w.layout);
   const cpu::Conv2DGeometry g = cd::kernel_conv_geometry(ctx, label, in.dims(), sizes, w);
   cd::check_out_backprop(ctx, label, g, dy.dims());
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
@@ -603,13 +654,20 @@ void run_max_pool(Value& out, const cpu::Pool2DGeometry& g, const Value& in) {
                                        in.device_data<T>(), out.device_data<T>()});
 }
 
+// A pooling input in NHWC (a 4-D check first, for the transpose).
+inline Value device_pool_input(KernelContext& ctx, const Value& v, const cd::Layout& layout) {
+  if (layout.nchw) cd::require_4d(ctx, v.dims(), "input");
+  return device_nhwc(ctx, v, layout);
+}
+
 inline void max_pool_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
+  const cd::Layout layout = cd::kernel_layout(ctx);
+  const Value in = device_pool_input(ctx, ctx.input(0), layout);
   const cpu::Pool2DGeometry g = cd::kernel_pool_geometry(ctx, in.dims());
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = output(ctx, 0, in.dtype(), cd::pool_out_dims(g));
-    run_max_pool<T>(out, g, in);
+    layout_output(ctx, layout, in.dtype(), cd::pool_out_dims(g),
+                  [&](Value& out) { run_max_pool<T>(out, g, in); });
   });
 }
 
@@ -619,12 +677,13 @@ void run_avg_pool(Value& out, const cpu::Pool2DGeometry& g, const Value& in) {
 }
 
 inline void avg_pool_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
+  const cd::Layout layout = cd::kernel_layout(ctx);
+  const Value in = device_pool_input(ctx, ctx.input(0), layout);
   const cpu::Pool2DGeometry g = cd::kernel_pool_geometry(ctx, in.dims());
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = output(ctx, 0, in.dtype(), cd::pool_out_dims(g));
-    run_avg_pool<T>(out, g, in);
+    layout_output(ctx, layout, in.dtype(), cd::pool_out_dims(g),
+                  [&](Value& out) { run_avg_pool<T>(out, g, in); });
   });
 }
 
@@ -640,16 +699,16 @@ void run_max_pool_grad(Value& dx, const cpu::Pool2DGeometry& g, const Value& in,
 }
 
 inline void max_pool_grad_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  const Value& out = ctx.input(1);
-  const Value& dy = ctx.input(2);
+  const cd::Layout layout = cd::kernel_layout(ctx);
+  const Value in = device_pool_input(ctx, ctx.input(0), layout);
   const cpu::Pool2DGeometry g = cd::kernel_pool_geometry(ctx, in.dims());
-  cd::require_pool_out_shape(ctx, g, out.dims(), "orig_output");
-  cd::require_pool_out_shape(ctx, g, dy.dims(), "grad");
+  cd::require_pool_out_shape(ctx, g, ctx.input(1).dims(), "orig_output", layout);
+  cd::require_pool_out_shape(ctx, g, ctx.input(2).dims(), "grad", layout);
+  const Value dy = device_nhwc(ctx, ctx.input(2), layout);
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& dx = output(ctx, 0, in.dtype(), in.dims());
-    run_max_pool_grad<T>(dx, g, in, dy);
+    layout_output(ctx, layout, in.dtype(), in.dims(),
+                  [&](Value& dx) { run_max_pool_grad<T>(dx, g, in, dy); });
   });
 }
 
@@ -659,14 +718,16 @@ void run_avg_pool_grad(Value& dx, const cpu::Pool2DGeometry& g, const Value& dy)
 }
 
 inline void avg_pool_grad_kernel(KernelContext& ctx) {
-  const Dims sizes = kernel_sizes(ctx, 0, "orig_input_shape");
-  const Value& dy = ctx.input(1);
+  const cd::Layout layout = cd::kernel_layout(ctx);
+  const Dims given = kernel_sizes(ctx, 0, "orig_input_shape");
+  const Dims sizes = layout.nchw ? cd::nhwc_of_nchw(given) : given;
   const cpu::Pool2DGeometry g = cd::kernel_pool_geometry(ctx, sizes);
-  cd::require_pool_out_shape(ctx, g, dy.dims(), "grad");
+  cd::require_pool_out_shape(ctx, g, ctx.input(1).dims(), "grad", layout);
+  const Value dy = device_nhwc(ctx, ctx.input(1), layout);
   cd::visit_float(ctx, dy.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& dx = output(ctx, 0, dy.dtype(), sizes);
-    run_avg_pool_grad<T>(dx, g, dy);
+    layout_output(ctx, layout, dy.dtype(), sizes,
+                  [&](Value& dx) { run_avg_pool_grad<T>(dx, g, dy); });
   });
 }
 

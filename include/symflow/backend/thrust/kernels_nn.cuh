@@ -161,18 +161,36 @@ struct AddBias {
     y[i] = symflow::detail::add_wrapping(x[i], b[i % channels]);
   }
 };
+// NCHW: the channel of element i is (i / inner) % channels, inner the size of a plane.
+template <class T>
+struct AddBiasChannelsFirst {
+  const T* x;
+  const T* b;
+  T* y;
+  std::int64_t channels, inner;
+  SYMFLOW_HD void operator()(std::int64_t i) const {
+    y[i] = symflow::detail::add_wrapping(x[i], b[(i / inner) % channels]);
+  }
+};
 
 inline void bias_add_kernel(KernelContext& ctx) {
   const Value& value = ctx.input(0);
   const Value& bias = ctx.input(1);
-  const std::int64_t channels = symflow::detail::check_bias_add(ctx, value, bias);
+  const bool nchw = symflow::detail::kernel_bias_nchw(ctx);
+  const std::int64_t channels = symflow::detail::check_bias_add(ctx, value, bias, nchw);
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::BiasAddTypes::accepts<T>) {
       const T* x = value.device_data<T>();
       const T* b = bias.device_data<T>();
       Value& out = output(ctx, 0, value.dtype(), value.dims());
-      reduce_kernels::launch(out.size(), AddBias<T>{x, b, out.device_data<T>(), channels});
+      const std::int64_t planes = value.dims()[0] * channels;
+      if (nchw)
+        reduce_kernels::launch(out.size(),
+                               AddBiasChannelsFirst<T>{x, b, out.device_data<T>(), channels,
+                                                       planes > 0 ? value.size() / planes : 1});
+      else
+        reduce_kernels::launch(out.size(), AddBias<T>{x, b, out.device_data<T>(), channels});
     } else {
       symflow::detail::unsupported_dtype(ctx, value.dtype());
     }
@@ -181,13 +199,14 @@ inline void bias_add_kernel(KernelContext& ctx) {
 
 inline void bias_add_grad_kernel(KernelContext& ctx) {
   const Value& g = ctx.input(0);
+  const bool nchw = symflow::detail::kernel_bias_nchw(ctx);
   if (g.rank() < 2) ctx.fail("Input tensor must be at least 2D: " + dims_to_string(g.dims()));
   visit_dtype(g.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (symflow::detail::BiasAddTypes::accepts<T>) {
-      // The sum over every axis but the last, as the CPU's (cpu::reduce).
+      // The sum over every axis but the channels', as the CPU's (cpu::reduce).
       AxisMask mask(static_cast<std::size_t>(g.rank()), true);
-      mask.back() = false;
+      mask[symflow::detail::bias_axis(nchw, mask.size())] = false;
       ctx.set_output(
           0, reduce_kernels::reduce<T>(ctx, g, mask, false, T{0}, reduce_kernels::SumCombine{}));
     } else {

@@ -7,10 +7,16 @@
 // kernels are in backend/cpu/kernels/conv.hpp, the graph-building functions in
 // ops/conv_ops.hpp.
 //
-// The attrs are TensorFlow 1.x's before 1.14 (no explicit_paddings), like the rest of
-// symflow's GraphDefs; padding is "SAME" or "VALID" (ops/defs/window.hpp).
+// The attrs are TensorFlow 1.x's before 1.14, like the rest of symflow's GraphDefs: padding
+// is "SAME" or "VALID" (ops/defs/window.hpp), and explicit_paddings appears only where it
+// matters: Conv2D, DepthwiseConv2dNative and their backprops also take padding "EXPLICIT",
+// with explicit_paddings holding a (before, after) pair per dim in data_format order. Conv2D, its
+// backprops and the pooling ops take data_format "NHWC" or "NCHW"; the depthwise ops NHWC only.
 
+#include <array>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,9 +41,85 @@ inline std::string int_list_text(const std::vector<std::int64_t>& v) {
   return s + "]";
 }
 
-inline std::string padding_error(std::string_view op, std::string_view padding) {
+// `explicit_ok`: the op takes "EXPLICIT" too (takes_explicit_padding), and says so.
+inline std::string padding_error(std::string_view op, std::string_view padding,
+                                 bool explicit_ok = false) {
   return "Attr 'padding' of '" + std::string(op) + "' Op passed string '" + std::string(padding) +
-         "' not in: \"SAME\", \"VALID\".";
+         "' not in: \"SAME\", \"VALID\"" + (explicit_ok ? ", \"EXPLICIT\"" : "") + ".";
+}
+
+// Conv2D, DepthwiseConv2dNative and their backprops take padding "EXPLICIT" (the pads are in
+// explicit_paddings). "DepthwiseConv2D" is how TensorFlow's shape function names the latter.
+inline bool takes_explicit_padding(std::string_view op) {
+  return op == "Conv2D" || op == "Conv2DBackpropInput" || op == "Conv2DBackpropFilter" ||
+         op == "DepthwiseConv2dNative" || op == "DepthwiseConv2D" ||
+         op == "DepthwiseConv2dNativeBackpropInput" || op == "DepthwiseConv2dNativeBackpropFilter";
+}
+
+// Where a data_format keeps the batch, the spatial dims and the channels of a 4-D tensor.
+struct Layout {
+  int rows = 1, cols = 2, depth = 3;
+  bool nchw = false;
+  // dims (batch, rows, cols, depth) in this layout's order.
+  std::array<std::int64_t, 4> order(std::int64_t batch, std::int64_t r, std::int64_t c,
+                                    std::int64_t d) const {
+    if (nchw) return {batch, d, r, c};
+    return {batch, r, c, d};
+  }
+};
+
+// The layout data_format names: "NHWC" or "NCHW"; nullopt otherwise.
+inline std::optional<Layout> layout_of(std::string_view data_format) {
+  if (data_format == "NHWC") return Layout{};
+  if (data_format == "NCHW") return Layout{2, 3, 1, true};
+  return std::nullopt;
+}
+
+// TensorFlow's op_def_library message for a data_format outside the op's list (MaxPool's
+// also has NCHW_VECT_C, which symflow does not run).
+inline std::string data_format_error(std::string_view op, std::string_view data_format) {
+  return "Attr 'data_format' of '" + std::string(op) + "' Op passed string '" +
+         std::string(data_format) + "' not in: \"NHWC\", \"NCHW\"" +
+         (op == "MaxPool" ? ", \"NCHW_VECT_C\"" : "") + ".";
+}
+
+// The explicit (before, after) pads of rows and cols.
+struct ExplicitPads {
+  std::int64_t top = 0, bottom = 0, left = 0, right = 0;
+};
+
+// explicit_paddings checked against padding as TensorFlow's shape functions check it (8
+// non-negative values for "EXPLICIT", none otherwise, and no batch or depth padding); the
+// rows' and cols' pairs. `fail` throws with the message.
+template <class Fail>
+ExplicitPads check_explicit_paddings(const std::vector<std::int64_t>& pads, bool is_explicit,
+                                     const Layout& layout, Fail&& fail) {
+  if (!is_explicit) {
+    if (!pads.empty())
+      fail("explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+    return {};
+  }
+  if (pads.size() != 8)
+    fail("explicit_paddings attribute must contain 8 values, but got: " +
+         std::to_string(pads.size()));
+  for (std::int64_t p : pads) {
+    if (p < 0) fail("All elements of explicit_paddings must be nonnegative");
+    // symflow's own bound, so padded sizes cannot overflow (TensorFlow has none).
+    if (p > std::numeric_limits<std::int32_t>::max())
+      fail("explicit_paddings value " + std::to_string(p) + " does not fit in int32");
+  }
+  const auto at = [&](int dim, int side) { return pads[static_cast<std::size_t>(2 * dim + side)]; };
+  if (at(0, 0) || at(0, 1) || at(layout.depth, 0) || at(layout.depth, 1))
+    fail("Nonzero explicit padding in the batch or depth dimensions is not supported");
+  return {at(layout.rows, 0), at(layout.rows, 1), at(layout.cols, 0), at(layout.cols, 1)};
+}
+
+// An attr list that a GraphDef may leave out when empty (explicit_paddings).
+inline const std::vector<std::int64_t>& optional_int_list(const AttrMap& attrs,
+                                                          std::string_view name) {
+  static const std::vector<std::int64_t> kEmpty;
+  const auto it = attrs.find(name);
+  return it == attrs.end() ? kEmpty : get_attr<IntList>(attrs, name).items;
 }
 
 // ---- shape-function helpers -------------------------------------------------------
@@ -58,18 +140,26 @@ inline const std::vector<std::int64_t>& four_values(const InferContext& c, std::
   return v;
 }
 
-inline cpu::Padding padding_of(const InferContext& c, std::string_view op) {
+// The padding attr; `is_explicit` is set for "EXPLICIT", which only `op`s that take it accept.
+inline cpu::Padding padding_of(const InferContext& c, std::string_view op, bool& is_explicit) {
   const auto& s = c.attr<std::string>("padding");
-  cpu::Padding p{};
-  if (!cpu::parse_padding(s, p)) throw ValueError(padding_error(op, s));
+  const bool explicit_ok = takes_explicit_padding(op);
+  is_explicit = explicit_ok && s == "EXPLICIT";
+  cpu::Padding p = cpu::Padding::valid;
+  if (!is_explicit && !cpu::parse_padding(s, p))
+    throw ValueError(padding_error(op, s, explicit_ok));
   return p;
 }
 
-inline void require_nhwc(const InferContext& c) {
+// The data_format attr: "NHWC" or "NCHW" (`nhwc_only`: the depthwise ops, NHWC alone).
+inline Layout layout_attr(const InferContext& c, std::string_view op, bool nhwc_only = false) {
   const auto& f = c.attr<std::string>("data_format");
-  if (f != "NHWC")
-    throw ValueError("symflow supports data_format NHWC only, got " + f +
-                     " (TensorFlow's CPU kernels do too)");
+  const std::optional<Layout> layout = layout_of(f);
+  if (!layout) throw ValueError(data_format_error(op, f));
+  if (nhwc_only && layout->nchw)
+    throw ValueError("symflow supports data_format NHWC only, got " + f + " (" + std::string(op) +
+                     ")");
+  return *layout;
 }
 
 // One static output dim of a window; unknown when the input dim is.
@@ -113,23 +203,55 @@ inline Shape shape_from_sizes(const InferContext& c, std::size_t i, std::string_
 
 // ---- Conv2D -----------------------------------------------------------------------
 
+// One static output dim of a window with explicit pads; unknown when the input dim is.
+inline std::int64_t explicit_windowed_dim(std::int64_t in, std::int64_t window, std::int64_t stride,
+                                          std::int64_t dilation, std::int64_t before,
+                                          std::int64_t after) {
+  if (stride <= 0) throw ValueError("Stride must be > 0, but got " + std::to_string(stride));
+  if (dilation < 1)
+    throw ValueError("Dilation rate must be >= 1, but got " + std::to_string(dilation));
+  if (in < 0 || window < 0) return unknown_dim;
+  const std::int64_t padded = in + before + after;
+  const std::int64_t effective = (window - 1) * dilation + 1;
+  if (padded < effective)
+    throw ValueError("Negative dimension size caused by subtracting " + std::to_string(effective) +
+                     " from " + std::to_string(padded));
+  return (padded - effective) / stride + 1;
+}
+
+// Strides and dilations as (rows, cols) of the layout; the padding, SAME/VALID or explicit.
 struct ConvAttrs {
   std::vector<std::int64_t> strides, dilations;
   cpu::Padding padding{};
+  Layout layout;
+  bool is_explicit = false;
+  ExplicitPads pads;
+
+  std::int64_t out_dim(bool rows, std::int64_t in, std::int64_t window) const {
+    const int i = rows ? layout.rows : layout.cols;
+    if (is_explicit)
+      return explicit_windowed_dim(in, window, strides[i], dilations[i],
+                                   rows ? pads.top : pads.left, rows ? pads.bottom : pads.right);
+    return windowed_dim(in, window, strides[i], dilations[i], padding);
+  }
 };
 
-inline ConvAttrs conv_attrs(const InferContext& c, std::string_view op) {
-  require_nhwc(c);
+inline ConvAttrs conv_attrs(const InferContext& c, std::string_view op, bool nhwc_only = false) {
   ConvAttrs a;
+  a.layout = layout_attr(c, op, nhwc_only);
   a.strides = four_values(c, op, "strides", "stride attribute");
   a.dilations = four_values(c, op, "dilations", "dilations attribute");
-  a.padding = padding_of(c, op);
+  a.padding = padding_of(c, op, a.is_explicit);
+  a.pads = check_explicit_paddings(optional_int_list(c.attrs, "explicit_paddings"), a.is_explicit,
+                                   a.layout, [](const std::string& m) { throw ValueError(m); });
   return a;
 }
 
-// The output shape of a conv with input shape `in` and filter shape `filter`.
+// The output shape of a conv with input shape `in` (in a.layout) and filter shape `filter`.
 inline Shape conv_output_shape(const Shape& in, const Shape& filter, const ConvAttrs& a) {
-  const std::int64_t in_depth = dim_or_unknown(in, 3), filter_depth = dim_or_unknown(filter, 2);
+  const Layout& l = a.layout;
+  const std::int64_t in_depth = dim_or_unknown(in, l.depth),
+                     filter_depth = dim_or_unknown(filter, 2);
   if (in_depth >= 0 && filter_depth > 0 && in_depth % filter_depth != 0)
     throw ValueError("Depth of input (" + std::to_string(in_depth) +
                      ") is not a multiple of input depth of filter (" +
@@ -138,11 +260,10 @@ inline Shape conv_output_shape(const Shape& in, const Shape& filter, const ConvA
   if (in_depth >= 0 && filter_depth >= 0 && in_depth != filter_depth)
     throw ValueError("Dimensions must be equal, but are " + std::to_string(in_depth) + " and " +
                      std::to_string(filter_depth));
-  const std::int64_t rows = windowed_dim(dim_or_unknown(in, 1), dim_or_unknown(filter, 0),
-                                         a.strides[1], a.dilations[1], a.padding);
-  const std::int64_t cols = windowed_dim(dim_or_unknown(in, 2), dim_or_unknown(filter, 1),
-                                         a.strides[2], a.dilations[2], a.padding);
-  return Shape({dim_or_unknown(in, 0), rows, cols, dim_or_unknown(filter, 3)});
+  const std::int64_t rows = a.out_dim(true, dim_or_unknown(in, l.rows), dim_or_unknown(filter, 0));
+  const std::int64_t cols = a.out_dim(false, dim_or_unknown(in, l.cols), dim_or_unknown(filter, 1));
+  const auto d = l.order(dim_or_unknown(in, 0), rows, cols, dim_or_unknown(filter, 3));
+  return Shape(Dims(d.begin(), d.end()));
 }
 
 inline std::vector<TensorSpec> infer_conv2d(const InferContext& c) {
@@ -167,9 +288,10 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_input(const InferContext& c
                     " that does not match expected type of int32.");
   require_rank(c.shape(1), 4);
   require_rank(c.shape(2), 4);
-  conv_attrs(c, "Conv2DBackpropInput");
-  Shape fallback(
-      {dim_or_unknown(c.shape(2), 0), unknown_dim, unknown_dim, dim_or_unknown(c.shape(1), 2)});
+  const Layout l = conv_attrs(c, "Conv2DBackpropInput").layout;
+  const auto d = l.order(dim_or_unknown(c.shape(2), 0), unknown_dim, unknown_dim,
+                         dim_or_unknown(c.shape(1), 2));
+  Shape fallback(Dims(d.begin(), d.end()));
   Shape s = shape_from_sizes(c, 0, "Conv2DBackpropInput", "input_sizes", fallback);
   return {{c.dtype(1), s}};
 }
@@ -189,9 +311,9 @@ inline std::vector<TensorSpec> infer_conv2d_backprop_filter(const InferContext& 
                     " that does not match expected type of int32.");
   require_rank(c.shape(0), 4);
   require_rank(c.shape(2), 4);
-  conv_attrs(c, "Conv2DBackpropFilter");
-  Shape fallback(
-      {unknown_dim, unknown_dim, dim_or_unknown(c.shape(0), 3), dim_or_unknown(c.shape(2), 3)});
+  const Layout l = conv_attrs(c, "Conv2DBackpropFilter").layout;
+  Shape fallback({unknown_dim, unknown_dim, dim_or_unknown(c.shape(0), l.depth),
+                  dim_or_unknown(c.shape(2), l.depth)});
   Shape s = shape_from_sizes(c, 1, "Conv2DBackpropFilter", "filter_sizes", fallback);
   return {{c.dtype(0), s}};
 }
@@ -211,7 +333,7 @@ inline std::vector<TensorSpec> infer_depthwise_conv2d_native(const InferContext&
   check_pair_dtype(c, "DepthwiseConv2dNative", 0, "input", 1, "filter");
   require_rank(c.shape(0), 4);
   require_rank(c.shape(1), 4);
-  const ConvAttrs a = conv_attrs(c, "DepthwiseConv2D");
+  const ConvAttrs a = conv_attrs(c, "DepthwiseConv2D", true);
   const Shape& in = c.shape(0);
   const Shape& filter = c.shape(1);
   std::int64_t depth = dim_or_unknown(in, 3);
@@ -222,10 +344,8 @@ inline std::vector<TensorSpec> infer_depthwise_conv2d_native(const InferContext&
   if (depth < 0) depth = filter_depth;
   const std::int64_t multiplier = dim_or_unknown(filter, 3);
   const std::int64_t out_depth = depth >= 0 && multiplier >= 0 ? depth * multiplier : unknown_dim;
-  const std::int64_t rows = windowed_dim(dim_or_unknown(in, 1), dim_or_unknown(filter, 0),
-                                         a.strides[1], a.dilations[1], a.padding);
-  const std::int64_t cols = windowed_dim(dim_or_unknown(in, 2), dim_or_unknown(filter, 1),
-                                         a.strides[2], a.dilations[2], a.padding);
+  const std::int64_t rows = a.out_dim(true, dim_or_unknown(in, 1), dim_or_unknown(filter, 0));
+  const std::int64_t cols = a.out_dim(false, dim_or_unknown(in, 2), dim_or_unknown(filter, 1));
   return {{c.dtype(0), Shape({dim_or_unknown(in, 0), rows, cols, out_depth})}};
 }
 
@@ -264,7 +384,7 @@ inline std::vector<TensorSpec> infer_depthwise_backprop_input(const InferContext
   check_allowed(c, 1, "filter", is_float);
   check_pair_dtype(c, op, 1, "filter", 2, "out_backprop");
   require_int32_sizes(c, 0, op, "input_sizes");
-  conv_attrs(c, op);
+  conv_attrs(c, op, true);
   return {{c.dtype(1), depthwise_sizes_shape(c, 0)}};
 }
 
@@ -280,7 +400,7 @@ inline std::vector<TensorSpec> infer_depthwise_backprop_filter(const InferContex
   check_allowed(c, 0, "input", is_float);
   check_pair_dtype(c, op, 0, "input", 2, "out_backprop");
   require_int32_sizes(c, 1, op, "filter_sizes");
-  conv_attrs(c, op);
+  conv_attrs(c, op, true);
   return {{c.dtype(0), depthwise_sizes_shape(c, 1)}};
 }
 
@@ -294,28 +414,32 @@ SYMFLOW_OP_DEF(kDepthwiseConv2dNativeBackpropFilterOp,
 struct PoolAttrs {
   std::vector<std::int64_t> ksize, strides;
   cpu::Padding padding{};
+  Layout layout;
 };
 
 inline PoolAttrs pool_attrs(const InferContext& c, std::string_view op) {
-  require_nhwc(c);
   PoolAttrs a;
+  a.layout = layout_attr(c, op);
   a.ksize = four_values(c, op, "ksize", "ksize attribute");
   a.strides = four_values(c, op, "strides", "stride attribute");
-  a.padding = padding_of(c, op);
+  bool is_explicit = false;
+  a.padding = padding_of(c, op, is_explicit);
   return a;
 }
 
-// The pooled shape of `in`. MaxPool also windows the depth (TensorFlow's depthwise max
-// pooling, which the kernel declines); AvgPool keeps it.
+// The pooled shape of `in` (in a.layout). MaxPool also windows the depth (TensorFlow's
+// depthwise max pooling, which the kernel declines); AvgPool keeps it.
 inline Shape pool_output_shape(const Shape& in, const PoolAttrs& a, bool window_depth) {
+  const Layout& l = a.layout;
   const std::int64_t rows =
-      windowed_dim(dim_or_unknown(in, 1), a.ksize[1], a.strides[1], 1, a.padding);
+      windowed_dim(dim_or_unknown(in, l.rows), a.ksize[l.rows], a.strides[l.rows], 1, a.padding);
   const std::int64_t cols =
-      windowed_dim(dim_or_unknown(in, 2), a.ksize[2], a.strides[2], 1, a.padding);
-  std::int64_t depth = dim_or_unknown(in, 3);
-  if (window_depth && (a.ksize[3] != 1 || a.strides[3] != 1))
-    depth = windowed_dim(depth, a.ksize[3], a.strides[3], 1, a.padding);
-  return Shape({dim_or_unknown(in, 0), rows, cols, depth});
+      windowed_dim(dim_or_unknown(in, l.cols), a.ksize[l.cols], a.strides[l.cols], 1, a.padding);
+  std::int64_t depth = dim_or_unknown(in, l.depth);
+  if (window_depth && (a.ksize[l.depth] != 1 || a.strides[l.depth] != 1))
+    depth = windowed_dim(depth, a.ksize[l.depth], a.strides[l.depth], 1, a.padding);
+  const auto d = l.order(dim_or_unknown(in, 0), rows, cols, depth);
+  return Shape(Dims(d.begin(), d.end()));
 }
 
 inline std::vector<TensorSpec> infer_max_pool(const InferContext& c) {

@@ -430,35 +430,45 @@ inline std::vector<TensorSpec> infer_l2_loss(const InferContext& c) {
 
 SYMFLOW_OP_DEF(kL2LossOp, OpDef{.type = "L2Loss", .num_inputs = 1, .infer = infer_l2_loss});
 
-// ---- BiasAdd and BiasAddGrad (data_format NHWC: the bias runs along the last axis) ----------
+// ---- BiasAdd and BiasAddGrad ---------------------------------------------------------------
+// data_format "NHWC": the bias runs along the last axis; "NCHW": along axis 1, of a tensor
+// of rank 3 or more (TensorFlow's rule for any rank).
 struct BiasAddTypes {
   template <class T>
   static constexpr bool accepts = is_number_v<T>;
 };
 
-inline void check_nhwc(const std::string& format) {
-  if (format != "NHWC")
-    throw ValueError("symflow supports data_format \"NHWC\" only, got \"" + format + "\"");
+// Whether data_format is "NCHW" (else "NHWC"); TensorFlow's attr message for another.
+inline bool bias_nchw(std::string_view op, const std::string& format) {
+  if (format == "NHWC") return false;
+  if (format == "NCHW") return true;
+  throw ValueError("Attr 'data_format' of '" + std::string(op) + "' Op passed string '" + format +
+                   "' not in: \"NHWC\", \"NCHW\".");
 }
 
+// The axis BiasAdd adds along in a tensor of rank `rank`.
+inline std::size_t bias_axis(bool nchw, std::size_t rank) { return nchw ? 1 : rank - 1; }
+
 inline std::vector<TensorSpec> infer_bias_add(const InferContext& c) {
-  check_nhwc(c.attr<std::string>("data_format"));
+  const bool nchw = bias_nchw("BiasAdd", c.attr<std::string>("data_format"));
   check_same_dtype(c, "BiasAdd", {"value", "bias"});
   check_allowed(c, 0, "value", fn_accepts<BiasAddTypes>);
-  require_rank_at_least(c.shape(0), 2);
+  require_rank_at_least(c.shape(0), nchw ? 3 : 2);
   require_rank(c.shape(1), 1);
   if (!c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown()}};
   Dims d = c.shape(0).dims();
-  if (c.shape(1).has_rank()) d.back() = merge_dim(d.back(), c.shape(1).dims()[0]);
+  const std::size_t axis = bias_axis(nchw, d.size());
+  if (c.shape(1).has_rank()) d[axis] = merge_dim(d[axis], c.shape(1).dims()[0]);
   return {{c.dtype(0), Shape(d)}};
 }
 
 inline std::vector<TensorSpec> infer_bias_add_grad(const InferContext& c) {
-  check_nhwc(c.attr<std::string>("data_format"));
+  const bool nchw = bias_nchw("BiasAddGrad", c.attr<std::string>("data_format"));
   check_allowed(c, 0, "out_backprop", fn_accepts<BiasAddTypes>);
-  require_rank_at_least(c.shape(0), 2);
+  require_rank_at_least(c.shape(0), nchw ? 3 : 2);
   if (!c.shape(0).has_rank()) return {{c.dtype(0), Shape::unknown_dims(1)}};
-  return {{c.dtype(0), Shape{c.shape(0).dims().back()}}};
+  const Dims& d = c.shape(0).dims();
+  return {{c.dtype(0), Shape{d[bias_axis(nchw, d.size())]}}};
 }
 
 SYMFLOW_OP_DEF(kBiasAddOp, OpDef{.type = "BiasAdd", .num_inputs = 2, .infer = infer_bias_add});

@@ -2,13 +2,20 @@
 // The conv and pooling ops' CPU kernels (Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative and its two backprops, MaxPool, AvgPool,
 // MaxPoolGrad, AvgPoolGrad): their attrs and geometry checked at run time, the numbers
-// computed by backend/cpu/conv.hpp and depthwise_conv.hpp (NHWC only, as TensorFlow's CPU
-// kernels); and kConvCpuKernels, the table that maps each conv OpDef (ops/defs/conv.hpp) to
-// its kernel. The GPU kernels share the run-time checks.
+// computed by backend/cpu/conv.hpp and depthwise_conv.hpp over NHWC buffers; and
+// kConvCpuKernels, the table that maps each conv OpDef (ops/defs/conv.hpp) to its kernel.
+// The GPU kernels share the run-time checks.
+//
+// data_format "NCHW" (Conv2D, its backprops and the pooling ops, as graphs trained on GPUs
+// carry it): the kernels copy the 4-D tensors to NHWC, run the NHWC code and copy the result
+// back (the GPU kernels do the same on the device). Padding "EXPLICIT" (Conv2D and its
+// backprops) is the geometry's pad_top and pad_left plus a larger output, so both backends
+// run it.
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,14 +36,23 @@ struct KernelWindow {
   std::int64_t stride_rows = 1, stride_cols = 1, dilation_rows = 1, dilation_cols = 1;
   std::int64_t window_rows = 1, window_cols = 1;  // pooling only
   cpu::Padding padding{};
+  Layout layout;             // the tensors' data_format
+  bool is_explicit = false;  // padding "EXPLICIT": `pads` says how much
+  ExplicitPads pads;
 };
+
+// The data_format attr (the CPU and GPU kernels share it).
+inline Layout kernel_layout(const KernelContext& ctx) {
+  const auto& f = ctx.attr<std::string>("data_format");
+  const std::optional<Layout> layout = layout_of(f);
+  if (!layout) ctx.fail("Unknown data_format " + f);
+  return *layout;
+}
 
 inline cpu::Padding kernel_padding(const KernelContext& ctx) {
   const auto& s = ctx.attr<std::string>("padding");
   cpu::Padding p{};
   if (!cpu::parse_padding(s, p)) ctx.fail("Unknown padding " + s);
-  if (ctx.attr<std::string>("data_format") != "NHWC")
-    ctx.fail("symflow's CPU kernels support data_format NHWC only");
   return p;
 }
 
@@ -47,25 +63,33 @@ inline const std::vector<std::int64_t>& kernel_four(const KernelContext& ctx,
   return v;
 }
 
+// Conv2D's and its backprops' attrs; strides and dilations read in the data_format's order.
 inline KernelWindow conv_kernel_window(const KernelContext& ctx) {
   KernelWindow w;
+  w.layout = kernel_layout(ctx);
+  const int r = w.layout.rows, c = w.layout.cols, d = w.layout.depth;
   const auto& strides = kernel_four(ctx, "strides");
   const auto& dilations = kernel_four(ctx, "dilations");
-  if (strides[0] != 1 || strides[3] != 1)
+  if (strides[0] != 1 || strides[d] != 1)
     throw UnimplementedError(
         "Current implementation does not yet support strides in the batch and depth dimensions.",
         ctx.node_name());
-  if (dilations[0] != 1 || dilations[3] != 1)
+  if (dilations[0] != 1 || dilations[d] != 1)
     ctx.fail(
         "Current implementation does not yet support dilations in the batch and depth "
         "dimensions.");
-  if (strides[1] < 1 || strides[2] < 1) ctx.fail("Strides must be > 0");
-  if (dilations[1] < 1 || dilations[2] < 1) ctx.fail("Dilation rates must be >= 1");
-  w.stride_rows = strides[1];
-  w.stride_cols = strides[2];
-  w.dilation_rows = dilations[1];
-  w.dilation_cols = dilations[2];
-  w.padding = kernel_padding(ctx);
+  if (strides[r] < 1 || strides[c] < 1) ctx.fail("Strides must be > 0");
+  if (dilations[r] < 1 || dilations[c] < 1) ctx.fail("Dilation rates must be >= 1");
+  w.stride_rows = strides[r];
+  w.stride_cols = strides[c];
+  w.dilation_rows = dilations[r];
+  w.dilation_cols = dilations[c];
+  w.is_explicit = ctx.attr<std::string>("padding") == "EXPLICIT";
+  if (w.is_explicit)
+    w.pads = check_explicit_paddings(ctx.attr<IntList>("explicit_paddings").items, true, w.layout,
+                                     [&](const std::string& m) { ctx.fail(m); });
+  else
+    w.padding = kernel_padding(ctx);
   return w;
 }
 
@@ -88,8 +112,9 @@ inline Dims kernel_sizes(const KernelContext& ctx, std::size_t i, std::string_vi
   return kernel_sizes(ctx, ctx.input(i), what);
 }
 
-// The conv geometry for input dims `in` and filter dims `f`; fails where TensorFlow's
-// kernels do.
+// The conv geometry for NHWC input dims `in` and filter dims `f`; fails where TensorFlow's
+// kernels do. Explicit pads: the VALID geometry of the padded input, then the real input
+// with the leading pads (the trailing ones are what the windows read past its end).
 inline cpu::Conv2DGeometry kernel_conv_geometry(const KernelContext& ctx, std::string_view label,
                                                 const Dims& in, const Dims& f,
                                                 const KernelWindow& w) {
@@ -98,8 +123,20 @@ inline cpu::Conv2DGeometry kernel_conv_geometry(const KernelContext& ctx, std::s
              std::to_string(in[3]) + " vs " + std::to_string(f[2]));
   const std::int64_t in4[4] = {in[0], in[1], in[2], in[3]};
   const std::int64_t f4[4] = {f[0], f[1], f[2], f[3]};
-  cpu::Conv2DGeometry g = cpu::conv2d_geometry(in4, f4, w.stride_rows, w.stride_cols,
-                                               w.dilation_rows, w.dilation_cols, w.padding);
+  cpu::Conv2DGeometry g;
+  if (w.is_explicit) {
+    const std::int64_t padded[4] = {in[0], in[1] + w.pads.top + w.pads.bottom,
+                                    in[2] + w.pads.left + w.pads.right, in[3]};
+    g = cpu::conv2d_geometry(padded, f4, w.stride_rows, w.stride_cols, w.dilation_rows,
+                             w.dilation_cols, cpu::Padding::valid);
+    g.in_rows = in[1];
+    g.in_cols = in[2];
+    g.pad_top = w.pads.top;
+    g.pad_left = w.pads.left;
+  } else {
+    g = cpu::conv2d_geometry(in4, f4, w.stride_rows, w.stride_cols, w.dilation_rows,
+                             w.dilation_cols, w.padding);
+  }
   if (g.out_rows < 0 || g.out_cols < 0)
     ctx.fail(std::string(label) + ": computed output size would be negative: input " +
              dims_to_string(in) + ", filter " + dims_to_string(f));
@@ -125,50 +162,106 @@ void visit_float(KernelContext& ctx, DType d, F&& f) {
     ctx.fail("No kernel for dtype " + std::string(dtype_name(d)) + " on this op");
 }
 
+// ---- NCHW through NHWC copies ---------------------------------------------------------
+
+inline Dims nhwc_of_nchw(const Dims& d) { return {d[0], d[2], d[3], d[1]}; }
+inline Dims nchw_of_nhwc(const Dims& d) { return {d[0], d[3], d[1], d[2]}; }
+
+// A copy of the 4-D host tensor `v` with its axes in `perm` order (out dim i = v dim perm[i]).
+inline Value permuted4(KernelContext& ctx, const Value& v, const std::array<int, 4>& perm) {
+  const Dims& d = v.dims();
+  const Dims out_dims{d[perm[0]], d[perm[1]], d[perm[2]], d[perm[3]]};
+  Value out = Value::for_overwrite(v.dtype(), out_dims);
+  visit_float(ctx, v.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const std::array<std::int64_t, 4> in_stride{d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+    const std::array<std::int64_t, 4> s{in_stride[perm[0]], in_stride[perm[1]], in_stride[perm[2]],
+                                        in_stride[perm[3]]};
+    const T* src = v.data<T>();
+    T* dst = out.data<T>();
+    for (std::int64_t a = 0; a < out_dims[0]; ++a)
+      for (std::int64_t b = 0; b < out_dims[1]; ++b)
+        for (std::int64_t c = 0; c < out_dims[2]; ++c) {
+          const T* row = src + a * s[0] + b * s[1] + c * s[2];
+          for (std::int64_t e = 0; e < out_dims[3]; ++e) *dst++ = row[e * s[3]];
+        }
+  });
+  return out;
+}
+inline Value to_nhwc(KernelContext& ctx, const Value& nchw) {
+  return permuted4(ctx, nchw, {0, 2, 3, 1});
+}
+inline Value to_nchw(KernelContext& ctx, const Value& nhwc) {
+  return permuted4(ctx, nhwc, {0, 3, 1, 2});
+}
+
+// Runs `compute(out)` into an NHWC output of dims `nhwc` and sets output 0: directly, or
+// for NCHW through an NHWC buffer copied back. `zeroed`: compute adds into its output.
+template <class Compute>
+void with_layout_output(KernelContext& ctx, const Layout& layout, DType dtype, const Dims& nhwc,
+                        bool zeroed, Compute&& compute) {
+  if (!layout.nchw) {
+    compute(zeroed ? ctx.allocate_output(0, dtype, nhwc)
+                   : ctx.allocate_output_for_overwrite(0, dtype, nhwc));
+    return;
+  }
+  Value buffer = zeroed ? Value(dtype, nhwc) : Value::for_overwrite(dtype, nhwc);
+  compute(buffer);
+  ctx.set_output(0, to_nchw(ctx, buffer));
+}
+
+// A 4-D input in NHWC: itself, or its NHWC copy for NCHW.
+inline Value nhwc_input(KernelContext& ctx, const Value& v, const Layout& layout,
+                        std::string_view what) {
+  require_4d(ctx, v.dims(), what);
+  return layout.nchw ? to_nhwc(ctx, v) : v;
+}
+
 inline void conv2d_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  const Value& filter = ctx.input(1);
   const KernelWindow w = conv_kernel_window(ctx);
-  require_4d(ctx, in.dims(), "input");
+  const Value in = nhwc_input(ctx, ctx.input(0), w.layout, "input");
+  const Value& filter = ctx.input(1);
   require_4d(ctx, filter.dims(), "filter");
   const cpu::Conv2DGeometry g = kernel_conv_geometry(ctx, "Conv2D", in.dims(), filter.dims(), w);
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output_for_overwrite(0, in.dtype(),
-                                                   {g.batch, g.out_rows, g.out_cols, g.out_depth});
-    cpu::conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(), out.data<T>());
+    with_layout_output(ctx, w.layout, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth},
+                       false, [&](Value& out) {
+                         cpu::conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(),
+                                                out.data<T>());
+                       });
   });
 }
 
 inline void conv2d_backprop_input_kernel(KernelContext& ctx) {
   constexpr std::string_view label = "Conv2DBackpropInput";
-  const Dims sizes = kernel_sizes(ctx, 0, "input_sizes");
-  const Value& filter = ctx.input(1);
-  const Value& dy = ctx.input(2);
   const KernelWindow w = conv_kernel_window(ctx);
+  const Dims given = kernel_sizes(ctx, 0, "input_sizes");
+  const Dims sizes = w.layout.nchw ? nhwc_of_nchw(given) : given;
+  const Value& filter = ctx.input(1);
   require_4d(ctx, filter.dims(), "filter");
-  require_4d(ctx, dy.dims(), "out_backprop");
+  const Value dy = nhwc_input(ctx, ctx.input(2), w.layout, "out_backprop");
   const cpu::Conv2DGeometry g = kernel_conv_geometry(ctx, label, sizes, filter.dims(), w);
   check_out_backprop(ctx, label, g, dy.dims());
   visit_float(ctx, filter.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output(0, filter.dtype(), sizes);
-    cpu::conv2d_backprop_input<T>(ctx, g, filter.data<T>(), dy.data<T>(), out.data<T>());
+    with_layout_output(ctx, w.layout, filter.dtype(), sizes, true, [&](Value& out) {
+      cpu::conv2d_backprop_input<T>(ctx, g, filter.data<T>(), dy.data<T>(), out.data<T>());
+    });
   });
 }
 
 inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   constexpr std::string_view label = "Conv2DBackpropFilter";
-  const Value& in = ctx.input(0);
-  const Dims sizes = kernel_sizes(ctx, 1, "filter_sizes");
-  const Value& dy = ctx.input(2);
   const KernelWindow w = conv_kernel_window(ctx);
-  require_4d(ctx, in.dims(), "input");
-  require_4d(ctx, dy.dims(), "out_backprop");
+  const Value in = nhwc_input(ctx, ctx.input(0), w.layout, "input");
+  const Dims sizes = kernel_sizes(ctx, 1, "filter_sizes");
+  const Value dy = nhwc_input(ctx, ctx.input(2), w.layout, "out_backprop");
   const cpu::Conv2DGeometry g = kernel_conv_geometry(ctx, label, in.dims(), sizes, w);
   check_out_backprop(ctx, label, g, dy.dims());
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
+    // The filter is HWIO in either data_format.
     Value& out = ctx.allocate_output(0, in.dtype(), sizes);
     cpu::conv2d_backprop_filter<T>(ctx, g, in.data<T>(), dy.data<T>(), out.data<T>());
   });
@@ -194,7 +287,12 @@ inline KernelWindow depthwise_kernel_window(const KernelContext& ctx) {
   if (strides[1] < 1) ctx.fail("Strides must be > 0");
   const auto& padding = ctx.attr<std::string>("padding");
   KernelWindow w;
-  if (!cpu::parse_padding(padding, w.padding)) ctx.fail("Unknown padding " + padding);
+  w.is_explicit = padding == "EXPLICIT";
+  if (w.is_explicit)
+    w.pads = check_explicit_paddings(ctx.attr<IntList>("explicit_paddings").items, true, w.layout,
+                                     [&](const std::string& m) { ctx.fail(m); });
+  else if (!cpu::parse_padding(padding, w.padding))
+    ctx.fail("Unknown padding " + padding);
   if (ctx.attr<std::string>("data_format") != "NHWC")
     throw UnimplementedError("Depthwise convolution on CPU is only supported for NHWC format",
                              ctx.node_name());
@@ -211,12 +309,25 @@ inline KernelWindow depthwise_kernel_window(const KernelContext& ctx) {
   return w;
 }
 
+// Explicit pads as for Conv2D (kernel_conv_geometry): the padded input's VALID geometry.
 inline cpu::DepthwiseConv2DGeometry depthwise_geometry(const Dims& in, const Dims& f,
                                                        const KernelWindow& w) {
-  const std::int64_t in4[4] = {in[0], in[1], in[2], in[3]};
   const std::int64_t f4[4] = {f[0], f[1], f[2], f[3]};
-  return cpu::depthwise_conv2d_geometry(in4, f4, w.stride_rows, w.stride_cols, w.dilation_rows,
-                                        w.dilation_cols, w.padding);
+  if (!w.is_explicit) {
+    const std::int64_t in4[4] = {in[0], in[1], in[2], in[3]};
+    return cpu::depthwise_conv2d_geometry(in4, f4, w.stride_rows, w.stride_cols, w.dilation_rows,
+                                          w.dilation_cols, w.padding);
+  }
+  const std::int64_t padded[4] = {in[0], in[1] + w.pads.top + w.pads.bottom,
+                                  in[2] + w.pads.left + w.pads.right, in[3]};
+  cpu::DepthwiseConv2DGeometry g =
+      cpu::depthwise_conv2d_geometry(padded, f4, w.stride_rows, w.stride_cols, w.dilation_rows,
+                                     w.dilation_cols, cpu::Padding::valid);
+  g.in_rows = in[1];
+  g.in_cols = in[2];
+  g.pad_top = w.pads.top;
+  g.pad_left = w.pads.left;
+  return g;
 }
 
 inline cpu::DepthwiseConv2DGeometry kernel_depthwise_geometry(const KernelContext& ctx,
@@ -319,26 +430,29 @@ inline void depthwise_conv2d_native_backprop_filter_kernel(KernelContext& ctx) {
   });
 }
 
-// The pooling geometry of input dims `in`; pooling over batch or depth is declined, as
+// The pooling geometry of NHWC input dims `in`; pooling over batch or depth is declined, as
 // TensorFlow's CPU kernels decline it (they pool depth alone, which symflow does not).
+// ksize and strides are read in the data_format's order.
 inline cpu::Pool2DGeometry kernel_pool_geometry(const KernelContext& ctx, const Dims& in) {
+  const Layout l = kernel_layout(ctx);
   const auto& ksize = kernel_four(ctx, "ksize");
   const auto& strides = kernel_four(ctx, "strides");
   const cpu::Padding padding = kernel_padding(ctx);
   if (ksize[0] != 1 || strides[0] != 1)
     throw UnimplementedError("Pooling is not yet supported on the batch dimension.",
                              ctx.node_name());
-  if (ksize[3] != 1 || strides[3] != 1)
+  if (ksize[l.depth] != 1 || strides[l.depth] != 1)
     throw UnimplementedError(
         "MaxPooling supports exactly one of pooling across depth or pooling across width/height.",
         ctx.node_name());
-  if (ksize[1] < 1 || ksize[2] < 1)
+  if (ksize[l.rows] < 1 || ksize[l.cols] < 1)
     ctx.fail("Sliding window ksize must be positive: " + int_list_text(ksize));
-  if (strides[1] < 1 || strides[2] < 1) ctx.fail("Sliding window strides must be positive");
+  if (strides[l.rows] < 1 || strides[l.cols] < 1)
+    ctx.fail("Sliding window strides must be positive");
   require_4d(ctx, in, "input");
   const std::int64_t in4[4] = {in[0], in[1], in[2], in[3]};
-  cpu::Pool2DGeometry g =
-      cpu::pool2d_geometry(in4, ksize[1], ksize[2], strides[1], strides[2], padding);
+  cpu::Pool2DGeometry g = cpu::pool2d_geometry(in4, ksize[l.rows], ksize[l.cols], strides[l.rows],
+                                               strides[l.cols], padding);
   if (g.out_rows < 0 || g.out_cols < 0)
     ctx.fail("Computed output size would be negative: input " + dims_to_string(in) + ", ksize " +
              int_list_text(ksize));
@@ -349,59 +463,77 @@ inline Dims pool_out_dims(const cpu::Pool2DGeometry& g) {
   return {g.batch, g.out_rows, g.out_cols, g.depth};
 }
 
-// A pooling gradient's input `what` must have the pool's output shape (the CPU and GPU
-// kernels share the check).
+// A pooling gradient's input `what` must have the pool's output shape, in the op's layout
+// (the CPU and GPU kernels share the check).
 inline void require_pool_out_shape(const KernelContext& ctx, const cpu::Pool2DGeometry& g,
-                                   const Dims& got, std::string_view what) {
-  const Dims want = pool_out_dims(g);
+                                   const Dims& got, std::string_view what,
+                                   const Layout& layout = {}) {
+  const Dims want = layout.nchw ? nchw_of_nhwc(pool_out_dims(g)) : pool_out_dims(g);
   if (got != want)
     ctx.fail("Expected " + std::string(what) + " shape to be " + dims_to_string(want) +
              ", but got " + dims_to_string(got));
 }
 
+// A pooling input: NHWC as it is, or its NHWC copy (a 4-D check first, for the copy).
+inline Value pool_input(KernelContext& ctx, const Value& v, const Layout& layout) {
+  if (layout.nchw && v.rank() != 4) require_4d(ctx, v.dims(), "input");
+  return layout.nchw ? to_nhwc(ctx, v) : v;
+}
+
 inline void max_pool_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
+  const Layout layout = kernel_layout(ctx);
+  const Value in = pool_input(ctx, ctx.input(0), layout);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output(0, in.dtype(), pool_out_dims(g));
-    cpu::max_pool_forward<T>(ctx, g, in.data<T>(), out.data<T>());
+    with_layout_output(ctx, layout, in.dtype(), pool_out_dims(g), true, [&](Value& out) {
+      cpu::max_pool_forward<T>(ctx, g, in.data<T>(), out.data<T>());
+    });
   });
 }
 
 inline void avg_pool_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
+  const Layout layout = kernel_layout(ctx);
+  const Value in = pool_input(ctx, ctx.input(0), layout);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output(0, in.dtype(), pool_out_dims(g));
-    cpu::avg_pool_forward<T>(ctx, g, in.data<T>(), out.data<T>());
+    with_layout_output(ctx, layout, in.dtype(), pool_out_dims(g), true, [&](Value& out) {
+      cpu::avg_pool_forward<T>(ctx, g, in.data<T>(), out.data<T>());
+    });
   });
 }
 
 inline void max_pool_grad_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  const Value& out = ctx.input(1);
-  const Value& dy = ctx.input(2);
+  const Layout layout = kernel_layout(ctx);
+  const Value in = pool_input(ctx, ctx.input(0), layout);
+  const Value& orig_out = ctx.input(1);
+  const Value& grad = ctx.input(2);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, in.dims());
-  require_pool_out_shape(ctx, g, out.dims(), "orig_output");
-  require_pool_out_shape(ctx, g, dy.dims(), "grad");
+  require_pool_out_shape(ctx, g, orig_out.dims(), "orig_output", layout);
+  require_pool_out_shape(ctx, g, grad.dims(), "grad", layout);
+  const Value dy = layout.nchw ? to_nhwc(ctx, grad) : grad;
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& dx = ctx.allocate_output(0, in.dtype(), in.dims());
-    cpu::max_pool_backward<T>(ctx, g, in.data<T>(), dy.data<T>(), dx.data<T>());
+    with_layout_output(ctx, layout, in.dtype(), in.dims(), true, [&](Value& dx) {
+      cpu::max_pool_backward<T>(ctx, g, in.data<T>(), dy.data<T>(), dx.data<T>());
+    });
   });
 }
 
 inline void avg_pool_grad_kernel(KernelContext& ctx) {
-  const Dims sizes = kernel_sizes(ctx, 0, "orig_input_shape");
-  const Value& dy = ctx.input(1);
+  const Layout layout = kernel_layout(ctx);
+  const Dims given = kernel_sizes(ctx, 0, "orig_input_shape");
+  const Dims sizes = layout.nchw ? nhwc_of_nchw(given) : given;
+  const Value& grad = ctx.input(1);
   const cpu::Pool2DGeometry g = kernel_pool_geometry(ctx, sizes);
-  require_pool_out_shape(ctx, g, dy.dims(), "grad");
+  require_pool_out_shape(ctx, g, grad.dims(), "grad", layout);
+  const Value dy = layout.nchw ? to_nhwc(ctx, grad) : grad;
   visit_float(ctx, dy.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& dx = ctx.allocate_output(0, dy.dtype(), sizes);
-    cpu::avg_pool_backward<T>(ctx, g, dy.data<T>(), dx.data<T>());
+    with_layout_output(ctx, layout, dy.dtype(), sizes, true, [&](Value& dx) {
+      cpu::avg_pool_backward<T>(ctx, g, dy.data<T>(), dx.data<T>());
+    });
   });
 }
 

@@ -258,14 +258,23 @@ inline void l2_loss_kernel(KernelContext& ctx) {
   });
 }
 
-// ---- BiasAdd and BiasAddGrad (data_format NHWC: the bias runs along the last axis) ----------
-// BiasAdd's shapes (the CPU and GPU kernels share it). Returns the channels.
-inline std::int64_t check_bias_add(const KernelContext& ctx, const Value& value,
-                                   const Value& bias) {
+// ---- BiasAdd and BiasAddGrad (NHWC: the bias runs along the last axis; NCHW: along axis 1) --
+// Whether the kernel's data_format is NCHW (the CPU and GPU kernels share it).
+inline bool kernel_bias_nchw(const KernelContext& ctx) {
+  const auto& format = ctx.attr<std::string>("data_format");
+  if (format != "NHWC" && format != "NCHW") ctx.fail("Unknown data_format " + format);
+  return format == "NCHW";
+}
+
+// BiasAdd's shapes (the CPU and GPU kernels share it). Returns the channels. As TensorFlow's
+// kernel: rank 2 is enough for NCHW too (where the shape function wants 3), and the message
+// says "last dimension" whatever the format.
+inline std::int64_t check_bias_add(const KernelContext& ctx, const Value& value, const Value& bias,
+                                   bool nchw = false) {
   if (value.rank() < 2)
     ctx.fail("Input tensor must be at least 2D: " + dims_to_string(value.dims()));
   if (bias.rank() != 1) ctx.fail("Biases must be 1D: " + dims_to_string(bias.dims()));
-  const std::int64_t channels = value.dims().back();
+  const std::int64_t channels = value.dims()[bias_axis(nchw, value.dims().size())];
   if (bias.dims()[0] != channels)
     ctx.fail("Must provide as many biases as the last dimension of the input tensor: " +
              dims_to_string(bias.dims()) + " vs. " + dims_to_string(value.dims()));
@@ -275,7 +284,8 @@ inline std::int64_t check_bias_add(const KernelContext& ctx, const Value& value,
 inline void bias_add_kernel(KernelContext& ctx) {
   const Value& value = ctx.input(0);
   const Value& bias = ctx.input(1);
-  const std::int64_t channels = check_bias_add(ctx, value, bias);
+  const bool nchw = kernel_bias_nchw(ctx);
+  const std::int64_t channels = check_bias_add(ctx, value, bias, nchw);
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (BiasAddTypes::accepts<T>) {
@@ -283,6 +293,21 @@ inline void bias_add_kernel(KernelContext& ctx) {
       const T* x = value.data<T>();
       const T* b = bias.data<T>();
       T* y = out.data<T>();
+      if (nchw) {
+        // [batch, channels, inner]: each channel's plane gets its bias.
+        const std::int64_t batch = value.dims()[0];
+        const std::int64_t planes = batch * channels;
+        const std::int64_t inner = planes > 0 ? value.size() / planes : 0;
+        ctx.parallel_for(planes, cpu::kReduceMinChunk / std::max<std::int64_t>(1, inner),
+                         [&](std::int64_t p0, std::int64_t p1) {
+                           for (std::int64_t p = p0; p < p1; ++p) {
+                             const T bc = b[p % channels];
+                             for (std::int64_t i = p * inner; i < (p + 1) * inner; ++i)
+                               y[i] = add_wrapping(x[i], bc);
+                           }
+                         });
+        return;
+      }
       const std::int64_t rows = channels ? value.size() / channels : 0;
       ctx.parallel_for(rows, cpu::kReduceMinChunk / std::max<std::int64_t>(1, channels),
                        [&](std::int64_t r0, std::int64_t r1) {
@@ -298,14 +323,15 @@ inline void bias_add_kernel(KernelContext& ctx) {
 
 inline void bias_add_grad_kernel(KernelContext& ctx) {
   const Value& g = ctx.input(0);
+  const bool nchw = kernel_bias_nchw(ctx);
   if (g.rank() < 2) ctx.fail("Input tensor must be at least 2D: " + dims_to_string(g.dims()));
   visit_dtype(g.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (BiasAddTypes::accepts<T>) {
-      // The sum over every axis but the last: cpu::reduce adds each channel's values in
+      // The sum over every axis but the channels': cpu::reduce adds each channel's values in
       // row order, split over threads by channels (bit-identical to one thread).
       AxisMask mask(static_cast<std::size_t>(g.rank()), true);
-      mask.back() = false;
+      mask[bias_axis(nchw, mask.size())] = false;
       ctx.set_output(0, cpu::reduce<T>(ctx, g, mask, false, T{0}, AddWrappingFn{}));
     } else {
       unsupported_dtype(ctx, g.dtype());
