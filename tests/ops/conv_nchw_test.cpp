@@ -261,7 +261,9 @@ TEST_CASE("nn/conv nchw: the same numbers as NHWC, transposed") {
       {to_nchw(nn::bias_add(x_nhwc, b)), nn::bias_add(x_nchw, b, {.data_format = "NCHW"})},
   };
   Session sess(g);
-  for (const auto& [want, got] : pairs) {
+  for (const auto& pair : pairs) {
+    const Output& want = pair.first;  // clang 14: no structured binding in CAPTURE
+    const Output& got = pair.second;
     CAPTURE(got.op().type());
     CHECK(got.get_shape() == want.get_shape());
     const auto v = sess.run({want, got});
