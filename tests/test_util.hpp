@@ -20,6 +20,59 @@
 
 namespace symflow::test {
 
+// What reading damaged files gave, over many tries (the integrity tests): each damage is
+// expected to give a DataLossError naming the file, or, where the format cannot see it,
+// exactly what was saved; never something else, never another exception type.
+struct DamageOutcomes {
+  int tries = 0;
+  int identical = 0;           // read back exactly what was saved (no harm done)
+  int data_loss = 0;           // DataLossError naming the damaged file: the expected answer
+  int unnamed_data_loss = 0;   // DataLossError that does not name the damaged file
+  int accepted_different = 0;  // read as something else: the damage went unnoticed
+  int other_error = 0;         // any other exception type
+  std::vector<std::string> examples;
+
+  void note(const std::string& what) {
+    if (examples.size() < 5) examples.push_back(what);
+  }
+
+  // Runs `read` on the damaged `file` (it returns whether it read back what was saved) and
+  // sorts the outcome.
+  template <class Read>
+  void attempt(const std::string& file, const std::string& damage, Read&& read) {
+    ++tries;
+    try {
+      if (read()) {
+        ++identical;
+      } else {
+        ++accepted_different;
+        note(damage + ": read as something else");
+      }
+    } catch (const DataLossError& e) {
+      if (e.message().find(file) != std::string::npos) {
+        ++data_loss;
+      } else {
+        ++unnamed_data_loss;
+        note(damage + ": " + e.message());
+      }
+    } catch (const std::exception& e) {
+      ++other_error;
+      note(damage + ": " + e.what());
+    }
+  }
+
+  void check() const {
+    std::string shown;
+    for (const std::string& example : examples) shown += "\n  " + example;
+    INFO("tries " << tries << ", identical " << identical << ", DataLossError " << data_loss
+                  << shown);
+    CHECK(accepted_different == 0);
+    CHECK(other_error == 0);
+    CHECK(unnamed_data_loss == 0);
+    CHECK(data_loss + identical == tries);
+  }
+};
+
 // A fresh, empty folder `folder` under the working directory, for one test case: ctest runs
 // cases side by side, so each case names its own.
 inline std::filesystem::path fresh_dir(const std::string& folder) {

@@ -39,31 +39,9 @@ void write_bytes(const std::string& file, const std::string& bytes) {
   REQUIRE(out.good());
 }
 
-// What restoring from damaged files gave, over many tries.
-struct Outcomes {
-  int tries = 0;
-  int identical = 0;           // restored the saved values exactly (no harm done)
-  int data_loss = 0;           // DataLossError naming the damaged file: the expected answer
-  int unnamed_data_loss = 0;   // DataLossError that does not name the damaged file
-  int accepted_different = 0;  // restored other values: the damage went unnoticed
-  int other_error = 0;         // any other exception type
-  std::vector<std::string> examples;
+using Outcomes = tf::test::DamageOutcomes;
 
-  void note(const std::string& what) {
-    if (examples.size() < 5) examples.push_back(what);
-  }
-};
-
-void check_outcomes(const Outcomes& out) {
-  std::string examples;
-  for (const std::string& example : out.examples) examples += "\n  " + example;
-  INFO("tries " << out.tries << ", identical " << out.identical << ", DataLossError "
-                << out.data_loss << examples);
-  CHECK(out.accepted_different == 0);
-  CHECK(out.other_error == 0);
-  CHECK(out.unnamed_data_loss == 0);
-  CHECK(out.data_loss + out.identical == out.tries);
-}
+void check_outcomes(const Outcomes& out) { out.check(); }
 
 // A graph's variables, a Saver over them and a session: restore() is tried again and again,
 // and the variables are fetched after each restore that succeeds.
@@ -79,26 +57,10 @@ struct Restorer {
   // checking after a restore that succeeds.
   void attempt(tf::train::Saver& saver, tf::Session& sess, const std::string& file,
                const std::string& damage, Outcomes& out) const {
-    ++out.tries;
-    try {
+    out.attempt(file, damage, [&] {
       saver.restore(sess, prefix);
-      if (sess.run(fetches) == reference) {
-        ++out.identical;
-      } else {
-        ++out.accepted_different;
-        out.note(damage + ": restored different values");
-      }
-    } catch (const tf::DataLossError& e) {
-      if (e.message().find(file) != std::string::npos) {
-        ++out.data_loss;
-      } else {
-        ++out.unnamed_data_loss;
-        out.note(damage + ": " + e.message());
-      }
-    } catch (const std::exception& e) {
-      ++out.other_error;
-      out.note(damage + ": " + e.what());
-    }
+      return sess.run(fetches) == reference;
+    });
   }
 };
 

@@ -73,54 +73,15 @@ std::string canonical(const tf::train::MetaGraphDef& m) {
 }
 
 // What reading damaged bytes gave, over many tries.
-struct Outcomes {
-  int tries = 0;
-  int identical = 0;           // read as the very same MetaGraphDef (no harm done)
-  int data_loss = 0;           // DataLossError naming the file: the expected answer
-  int unnamed_data_loss = 0;   // DataLossError that does not name the file
-  int accepted_different = 0;  // read as another graph: the damage went unnoticed
-  int other_error = 0;         // any other exception type
-  std::vector<std::string> examples;
-
-  void note(const std::string& what) {
-    if (examples.size() < 5) examples.push_back(what);
-  }
-};
+using Outcomes = tf::test::DamageOutcomes;
 
 void read_damaged(const std::string& bytes, const std::string& source, const std::string& reference,
                   const std::string& damage, Outcomes& out) {
-  ++out.tries;
-  try {
-    const tf::train::MetaGraphDef m = tf::train::parse_meta_graph(bytes, source);
-    if (canonical(m) == reference) {
-      ++out.identical;
-    } else {
-      ++out.accepted_different;
-      out.note(damage + ": accepted as a different graph");
-    }
-  } catch (const tf::DataLossError& e) {
-    if (e.message().find(source) != std::string::npos) {
-      ++out.data_loss;
-    } else {
-      ++out.unnamed_data_loss;
-      out.note(damage + ": " + e.message());
-    }
-  } catch (const std::exception& e) {
-    ++out.other_error;
-    out.note(damage + ": " + e.what());
-  }
+  out.attempt(source, damage,
+              [&] { return canonical(tf::train::parse_meta_graph(bytes, source)) == reference; });
 }
 
-void check_outcomes(const Outcomes& out) {
-  std::string examples;
-  for (const std::string& example : out.examples) examples += "\n  " + example;
-  INFO("tries " << out.tries << ", identical " << out.identical << ", DataLossError "
-                << out.data_loss << examples);
-  CHECK(out.accepted_different == 0);
-  CHECK(out.other_error == 0);
-  CHECK(out.unnamed_data_loss == 0);
-  CHECK(out.data_loss + out.identical == out.tries);
-}
+void check_outcomes(const Outcomes& out) { out.check(); }
 
 void write_text(const std::string& file, const std::string& text) {
   std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
