@@ -78,6 +78,24 @@ TEST_CASE("thrust/placement: ops go to the GPU by default, and where they are as
   CHECK(v.to_vector<float>() == std::vector<float>{7.0f, 14.0f});
 }
 
+TEST_CASE("thrust/placement: the storage dtypes stay in host memory, their ops on the CPU") {
+  // No Thrust kernel computes in float16 (docs/dtypes.md): the casts that make and read one
+  // run on the CPU, and the arithmetic around them on the GPU.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::constant(tf::Value{1.5f, -2.0f}, "x");
+  auto half = tf::cast(x, tf::float16, "half");
+  auto back = tf::cast(half, tf::float32, "back");
+  auto y = tf::multiply(back, back, "y");
+  tf::Session sess(g);
+  CHECK(sess.device_of(x.op()) == kGpu);
+  CHECK(sess.device_of(half.op()) == kCpu);
+  CHECK(sess.device_of(back.op()) == kCpu);
+  CHECK(sess.device_of(y.op()) == kGpu);
+  CHECK(sess.run(y).to_vector<float>() == std::vector<float>{2.25f, 4.0f});
+  CHECK(tf::to_string(sess.run(half)) == "[ 1.5 -2. ]");
+}
+
 TEST_CASE("thrust/placement: log_device_placement prints where each node runs") {
   tf::Graph g;
   auto guard = g.as_default();
