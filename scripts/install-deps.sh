@@ -20,6 +20,8 @@ packages=(
   dataset-fashion-mnist
   graphviz           # dot: tests/io/graph_dot_test.cpp renders the DOT output as SVG
   fonts-liberation2  # graphviz's fonts (only a Recommends; the script installs without them)
+  libopenmpi-dev     # symflow::mpi (include/symflow/distributed/) and its mpi tests
+  openmpi-bin        # mpirun for the mpi tests
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

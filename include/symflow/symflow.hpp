@@ -28,6 +28,7 @@
 #include "symflow/ops/candidate_sampling_ops.hpp"
 #include "symflow/ops/check_ops.hpp"
 #include "symflow/ops/clip_ops.hpp"
+#include "symflow/ops/collective_ops.hpp"
 #include "symflow/ops/cond.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_ops.hpp"

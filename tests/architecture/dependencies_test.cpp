@@ -39,6 +39,11 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"train",
        {"core", "detail", "ops/defs", "graph", "ops", "variables", "layers", "runtime", "io",
         "version"}},
+      // The MPI library (target symflow::mpi): the optimizer wrapper, and the engine it
+      // installs for the collective kernels (backend/collective_engine.hpp).
+      {"distributed",
+       {"core", "detail", "ops/defs", "graph", "ops", "variables", "layers", "runtime", "io",
+        "version", "train", "backend"}},
       {"symflow.hpp",
        {"version", "detail", "core", "ops/defs", "graph", "ops", "variables", "layers", "metrics",
         "expr", "data", "backend", "runtime", "io", "train"}},

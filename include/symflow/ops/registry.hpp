@@ -12,6 +12,7 @@
 
 #include "symflow/ops/array_grad.hpp"
 #include "symflow/ops/candidate_sampling_ops.hpp"
+#include "symflow/ops/collective_grad.hpp"
 #include "symflow/ops/const_op.hpp"
 #include "symflow/ops/control_grad.hpp"
 #include "symflow/ops/conv_grad.hpp"
@@ -79,7 +80,8 @@ inline constexpr auto kAllOps = detail::join_entries(
     detail::kConvOpEntries, detail::kTrainingOpEntries, detail::kStringOpEntries,
     detail::kIoOpEntries, detail::kDataFlowOpEntries, detail::kParsingOpEntries,
     detail::kLoggingOpEntries, detail::kSparseOpEntries, detail::kSummaryOpEntries,
-    detail::kCandidateSamplingOpEntries, detail::kStackOpEntries, detail::kTensorArrayOpEntries);
+    detail::kCandidateSamplingOpEntries, detail::kStackOpEntries, detail::kTensorArrayOpEntries,
+    detail::kCollectiveOpEntries);
 
 namespace detail {
 // Every entry's op has a type, and no two share one. (That each entry has an op, a

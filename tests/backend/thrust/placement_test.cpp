@@ -301,7 +301,8 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
   // as TensorFlow has them on the CPU only, the data-flow
   // ops, whose output sizes hang on their indices' values, ParseExample, Print and Assert
   // (host ops in TensorFlow too), ScatterNd (no GPU kernel yet), the summary ops and the
-  // candidate samplers (CPU only in TensorFlow).
+  // candidate samplers (CPU only in TensorFlow), and the collective ops (their engine moves
+  // host memory).
   CHECK(host_only == std::vector<std::string>{"ControlTrigger",
                                               "SparseApplyMomentum",
                                               "SparseApplyAdagrad",
@@ -350,7 +351,12 @@ TEST_CASE("thrust/placement: every op with a CPU kernel has a Thrust kernel, hos
                                               "TensorArraySplitV3",
                                               "TensorArraySizeV3",
                                               "TensorArrayCloseV3",
-                                              "TensorArrayGradV3"});
+                                              "TensorArrayGradV3",
+                                              "MpiAllreduce",
+                                              "MpiAllgather",
+                                              "MpiBroadcast",
+                                              "MpiSize",
+                                              "MpiRank"});
 }
 
 TEST_CASE("thrust/placement: nodes that read or make strings run on the CPU") {

@@ -10,6 +10,7 @@
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/cpu/kernels/array.hpp"
 #include "symflow/backend/cpu/kernels/candidate_sampling.hpp"
+#include "symflow/backend/cpu/kernels/collective.hpp"
 #include "symflow/backend/cpu/kernels/const.hpp"
 #include "symflow/backend/cpu/kernels/control.hpp"
 #include "symflow/backend/cpu/kernels/conv.hpp"
@@ -48,7 +49,8 @@ inline constexpr auto kCpuKernels = join_cpu_kernels(
     kReductionCpuKernels, kLogicCpuKernels, kArrayCpuKernels, kShapeCpuKernels,
     kTransformCpuKernels, kNnCpuKernels, kConvCpuKernels, kTrainingCpuKernels, kStringCpuKernels,
     kIoCpuKernels, kDataFlowCpuKernels, kParsingCpuKernels, kLoggingCpuKernels, kSparseCpuKernels,
-    kSummaryCpuKernels, kCandidateSamplingCpuKernels, kStackCpuKernels, kTensorArrayCpuKernels);
+    kSummaryCpuKernels, kCandidateSamplingCpuKernels, kStackCpuKernels, kTensorArrayCpuKernels,
+    kCollectiveCpuKernels);
 
 // Each op has one kernel here. Ops are told apart by their type names, not their
 // addresses: GCC cannot compare addresses in a constant expression under
