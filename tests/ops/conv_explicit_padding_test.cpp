@@ -200,7 +200,8 @@ TEST_CASE("nn/conv explicit padding: bad paddings are TensorFlow's errors") {
         }) ==
         "Attr 'padding' of 'Conv2D' Op passed string 'FOO' not in: \"SAME\", \"VALID\", "
         "\"EXPLICIT\".");
-  // Pooling has no explicit padding in symflow: its message lists SAME and VALID only.
+  // AvgPool has no explicit padding (MaxPool has, as in TensorFlow): its message lists SAME
+  // and VALID only.
   CHECK(value_error([&] { nn::avg_pool(x, {2}, {2}, "EXPLICIT"); }) ==
         "Attr 'padding' of 'AvgPool' Op passed string 'EXPLICIT' not in: \"SAME\", \"VALID\".");
 }

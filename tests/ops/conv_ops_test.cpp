@@ -749,7 +749,9 @@ TEST_CASE("nn/max_pool and avg_pool: static shapes and build-time errors") {
   m = value_error([&] { nn::avg_pool(x, {2}, {2}, "FOO"); });
   CHECK(m == "Attr 'padding' of 'AvgPool' Op passed string 'FOO' not in: \"SAME\", \"VALID\".");
   m = value_error([&] { nn::max_pool(x, {2}, {2}, "same"); });
-  CHECK(m == "Attr 'padding' of 'MaxPool' Op passed string 'same' not in: \"SAME\", \"VALID\".");
+  CHECK(m ==
+        "Attr 'padding' of 'MaxPool' Op passed string 'same' not in: \"SAME\", \"VALID\", "
+        "\"EXPLICIT\".");
   m = value_error([&] { nn::max_pool(placeholder<float>(Shape{1, 1, 5, 4}), {2}, {2}, "VALID"); });
   CHECK(contains(m, "Negative dimension size caused by subtracting 2 from 1"));
   // TF: AvgPool takes 'value' (float types only).

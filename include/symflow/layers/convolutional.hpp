@@ -8,9 +8,9 @@
 // The layer's variable scope and name follow layers/core.hpp: "conv2d", "conv2d_1", ...
 // or `name`, shared with an earlier layer through `reuse`.
 //
-// channels_last (NHWC) only, as symflow's Conv2D. A dilation rate above 1 builds what
-// TensorFlow 1.x builds: SpaceToBatchND -> Conv2D -> BatchToSpaceND (the inputs' spatial
-// dims must be known then).
+// channels_last (NHWC) or channels_first (NCHW: Conv2D and BiasAdd with data_format "NCHW",
+// as TensorFlow builds them). A dilation rate above 1 builds what TensorFlow 1.x builds:
+// SpaceToBatchND -> Conv2D -> BatchToSpaceND (the inputs' spatial dims must be known then).
 
 #include <cstdint>
 #include <optional>
@@ -29,7 +29,7 @@ namespace symflow::layers {
 struct Conv2DOptions {
   std::vector<std::int64_t> strides = {1, 1};  // one value or (rows, cols)
   std::string padding = "valid";               // "valid" or "same", in any case
-  std::string data_format = "channels_last";   // channels_first is not supported yet
+  std::string data_format = "channels_last";   // or "channels_first" (NCHW), in any case
   std::vector<std::int64_t> dilation_rate = {1, 1};
   Activation activation = {};
   bool use_bias = true;
@@ -44,9 +44,9 @@ struct Conv2DOptions {
   Reuse reuse = {};       // true or reuse::auto_reuse: share the layer `name`'s variables
 };
 
-// tf.layers.conv2d(inputs, filters, kernel_size, ...): a 2-D convolution of the NHWC
-// `inputs` with a kernel [rows, cols, in_channels, filters], plus bias, then the
-// activation. kernel_size has one value or two (rows, cols).
+// tf.layers.conv2d(inputs, filters, kernel_size, ...): a 2-D convolution of the NHWC (or,
+// channels_first, NCHW) `inputs` with a kernel [rows, cols, in_channels, filters], plus bias,
+// then the activation. kernel_size has one value or two (rows, cols).
 inline Output conv2d(const Output& inputs, std::int64_t filters,
                      const std::vector<std::int64_t>& kernel_size,
                      const Conv2DOptions& options = {}) {
@@ -74,10 +74,8 @@ inline Output conv2d(const Output& inputs, std::int64_t filters,
         "Received: strides=(" +
         std::to_string(strides[0]) + ", " + std::to_string(strides[1]) + ") and dilation_rate=(" +
         std::to_string(dilation[0]) + ", " + std::to_string(dilation[1]) + ")");
-  if (data_format == "channels_first")
-    throw UnimplementedError(
-        "conv2d with data_format channels_first: symflow's Conv2D is NHWC only; pass "
-        "channels_last inputs");
+  const bool channels_first = data_format == "channels_first";
+  const std::string_view op_format = channels_first ? "NCHW" : "NHWC";
 
   Graph g = graph_of({inputs});
   std::optional<variable_scope> scope;
@@ -87,18 +85,20 @@ inline Output conv2d(const Output& inputs, std::int64_t filters,
   if (s.has_rank() && s.rank() > 4)
     throw ValueError(
         "conv2d: symflow's Conv2D layer takes rank-4 inputs [batch, rows, cols, "
-        "channels], got shape " +
+        "channels] (or channels first), got shape " +
         s.to_string());
   const DType dtype = inputs.dtype();
   if (!is_floating(dtype))
     throw TypeError("conv2d: symflow's Conv2D computes float32 and float64 only, got " +
                     std::string(dtype_name(dtype)) + " inputs");
-  const std::int64_t channels = s.has_rank() ? s.dims().back() : -1;
+  // Keras names the channel axis from the end: -1, or -3 for channels_first.
+  const std::int64_t channels = !s.has_rank() ? -1 : channels_first ? s.dims()[1] : s.dims().back();
   if (channels < 0)
     throw ValueError(
         "The channel dimension of the inputs should be defined. The input_shape received is " +
-        (s.has_rank() ? s.to_string() : std::string("<unknown>")) +
-        ", where axis -1 (0-based) is the channel dimension, which found to be `None`.");
+        (s.has_rank() ? s.to_string() : std::string("<unknown>")) + ", where axis " +
+        (channels_first ? "-3" : "-1") +
+        " (0-based) is the channel dimension, which found to be `None`.");
 
   Variable kernel_var =
       detail::add_weight(g, "kernel", Shape{kernel[0], kernel[1], channels, filters}, dtype,
@@ -112,10 +112,12 @@ inline Output conv2d(const Output& inputs, std::int64_t filters,
 
   // A dilated kernel runs as TensorFlow 1.x's layer runs it (through tf.nn.convolution):
   // SpaceToBatchND -> Conv2D -> BatchToSpaceND in the scope "Conv2D".
-  Output outputs = dilated ? symflow::detail::conv::dilated_conv2d(inputs, kernel_var.value(),
-                                                                   dilation, padding, {}, "Conv2D")
-                           : nn::conv2d(inputs, kernel_var.value(), strides, padding);
-  if (options.use_bias) outputs = nn::bias_add(outputs, bias.value());
+  Output outputs =
+      dilated
+          ? symflow::detail::conv::dilated_conv2d(inputs, kernel_var.value(), dilation, padding, {},
+                                                  "Conv2D", op_format)
+          : nn::conv2d(inputs, kernel_var.value(), strides, padding, {.data_format = op_format});
+  if (options.use_bias) outputs = nn::bias_add(outputs, bias.value(), {.data_format = op_format});
   if (options.activation) outputs = options.activation(outputs);
   if (options.activity_regularizer)
     detail::add_activity_loss(g, outputs, options.activity_regularizer);

@@ -6,7 +6,8 @@
 //
 //   Output p = layers::max_pooling2d(h, {2, 2}, {2, 2});
 //
-// channels_last (NHWC) only, as symflow's pooling ops.
+// channels_last (NHWC) or channels_first (NCHW: the ops' data_format "NCHW", as TensorFlow
+// builds them).
 
 #include <cstdint>
 #include <optional>
@@ -24,7 +25,7 @@ namespace symflow::layers {
 // and strides.
 struct Pooling2DOptions {
   std::string padding = "valid";              // "valid" or "same", in any case
-  std::string data_format = "channels_last";  // channels_first is not supported yet
+  std::string data_format = "channels_last";  // or "channels_first" (NCHW), in any case
   std::string name = {};  // "max_pooling2d" / "average_pooling2d" (made unique) when empty
 };
 
@@ -39,24 +40,22 @@ inline Output pooling2d(PoolKind kind, const Output& inputs,
   const std::vector<std::int64_t> stride = normalize_pair(strides, "strides", true);
   const std::string padding = normalize_padding(options.padding);
   const std::string data_format = normalize_data_format(options.data_format);
-  if (data_format == "channels_first")
-    throw UnimplementedError(
-        "pooling with data_format channels_first: symflow's pooling ops are NHWC only; pass "
-        "channels_last inputs");
+  const nn::PoolOptions pool_options{.data_format =
+                                         data_format == "channels_first" ? "NCHW" : "NHWC"};
   const std::string_view default_name =
       kind == PoolKind::max ? "max_pooling2d" : "average_pooling2d";
   std::optional<variable_scope> scope;
   open_layer_scope(scope, options.name, default_name, Reuse(), inputs);
   check_input_rank(inputs.get_shape(), layer_name(*scope, options.name, default_name), 4, false);
-  return kind == PoolKind::max ? nn::max_pool(inputs, pool, stride, padding)
-                               : nn::avg_pool(inputs, pool, stride, padding);
+  return kind == PoolKind::max ? nn::max_pool(inputs, pool, stride, padding, pool_options)
+                               : nn::avg_pool(inputs, pool, stride, padding, pool_options);
 }
 
 }  // namespace detail
 
 // tf.layers.max_pooling2d(inputs, pool_size, strides, padding): the maximum of each
-// pool_size window of the NHWC `inputs`, every `strides`. pool_size and strides have one
-// value or two (rows, cols).
+// pool_size window of the NHWC (or, channels_first, NCHW) `inputs`, every `strides`. pool_size and
+// strides have one value or two (rows, cols).
 inline Output max_pooling2d(const Output& inputs, const std::vector<std::int64_t>& pool_size,
                             const std::vector<std::int64_t>& strides,
                             const Pooling2DOptions& options = {}) {

@@ -65,10 +65,12 @@ inline std::vector<Output> depthwise_conv2d_native_grad(const GradContext& c) {
 
 inline std::vector<Output> max_pool_grad(const GradContext& c) {
   const std::string data_format = c.op.get_attr<std::string>("data_format");
-  return {nn::max_pool_grad(c.input(0), c.output(0), c.grad(0),
-                            c.op.get_attr<IntList>("ksize").items,
-                            c.op.get_attr<IntList>("strides").items,
-                            c.op.get_attr<std::string>("padding"), {}, data_format)};
+  const std::vector<std::int64_t> explicit_paddings =
+      optional_int_list(c.op.attrs(), "explicit_paddings");
+  return {
+      nn::max_pool_grad(c.input(0), c.output(0), c.grad(0), c.op.get_attr<IntList>("ksize").items,
+                        c.op.get_attr<IntList>("strides").items,
+                        c.op.get_attr<std::string>("padding"), {}, data_format, explicit_paddings)};
 }
 
 inline std::vector<Output> avg_pool_grad(const GradContext& c) {

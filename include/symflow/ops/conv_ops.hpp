@@ -4,16 +4,15 @@
 // SpaceToBatchND and BatchToSpaceND as TF1 builds them) and the ops their gradients are made of
 // (Conv2DBackpropInput, Conv2DBackpropFilter, DepthwiseConv2dNativeBackpropInput,
 // DepthwiseConv2dNativeBackpropFilter, MaxPoolGrad, AvgPoolGrad): the functions that build
-// them. conv2d, its backprops and the pooling ops take data_format "NHWC" or "NCHW"; the
-// depthwise ones NHWC only.
+// them. Every one takes data_format "NHWC" or "NCHW".
 // The ops' descriptions are in ops/defs/conv.hpp, their CPU kernels in
 // backend/cpu/kernels/conv.hpp (the numbers are computed by backend/cpu/conv.hpp and
 // depthwise_conv.hpp).
 //
 // The attrs are TensorFlow 1.x's before 1.14, like the rest of symflow's GraphDefs; padding
-// is "SAME" or "VALID", and for conv2d, depthwise_conv2d_native and their backprops also
-// explicit (before, after) pairs: padding "EXPLICIT" with an explicit_paddings attr, which
-// other nodes leave out.
+// is "SAME" or "VALID", and for conv2d, depthwise_conv2d(_native), their backprops, max_pool
+// and max_pool_grad also explicit (before, after) pairs: padding "EXPLICIT" with an
+// explicit_paddings attr, which other nodes leave out.
 
 #include <cstdint>
 #include <optional>
@@ -70,12 +69,15 @@ inline AttrMap conv_attr_map(DType t, const std::vector<std::int64_t>& strides,
 
 inline AttrMap pool_attr_map(DType t, const std::vector<std::int64_t>& ksize,
                              const std::vector<std::int64_t>& strides, std::string_view padding,
-                             std::string_view data_format = "NHWC") {
-  return {{"T", t},
-          {"data_format", std::string(data_format)},
-          {"ksize", IntList{ksize}},
-          {"padding", std::string(padding)},
-          {"strides", IntList{strides}}};
+                             std::string_view data_format = "NHWC",
+                             const std::vector<std::int64_t>& explicit_paddings = {}) {
+  AttrMap attrs{{"T", t},
+                {"data_format", std::string(data_format)},
+                {"ksize", IntList{ksize}},
+                {"padding", std::string(padding)},
+                {"strides", IntList{strides}}};
+  if (!explicit_paddings.empty()) attrs.emplace("explicit_paddings", IntList{explicit_paddings});
+  return attrs;
 }
 
 // The data_format argument, checked before the node exists (TensorFlow's op_def_library
@@ -156,29 +158,34 @@ inline Value int32_pairs(const std::vector<std::pair<std::int64_t, std::int64_t>
   return Value::from_vector(v, Dims{static_cast<std::int64_t>(pairs.size()), 2});
 }
 
-// TensorFlow's with_space_to_batch for an NHWC 2-D window op dilated by `rate` (not all
-// 1s), built in the caller's name scope `scope_name` after its "dilation_rate" Const: the
-// input zero-padded and cut into rate[0] * rate[1] interleaved batches (SpaceToBatchND),
-// `op(batched, "VALID", name)` run on them undilated and named after the scope, and the
-// result put back together and cropped (BatchToSpaceND). For "SAME" the padding is the
-// dilated filter's (filter_spatial - 1) * rate split as evenly as possible ("stack");
-// either way it is then extended at the end until the padded size divides by the rate
-// (required_space_to_batch_paddings). `filter_shape_const`: whether the filter's shape
+// TensorFlow's with_space_to_batch for a 2-D window op dilated by `rate` (not all 1s) on an
+// NHWC input (`nchw`: NCHW, where the block and the pairs also cover the channels, with 1 and
+// (0, 0), as TensorFlow adjusts them), built in the caller's name scope `scope_name` after its
+// "dilation_rate" Const: the input zero-padded and cut into rate[0] * rate[1] interleaved
+// batches (SpaceToBatchND), `op(batched, "VALID", name)` run on them undilated and named after
+// the scope, and the result put back together and cropped (BatchToSpaceND). For "SAME" the
+// padding is the dilated filter's (filter_spatial - 1) * rate split as evenly as possible
+// ("stack"); for "EXPLICIT" the spatial pairs of `explicit_paddings` (8 values, in the input's
+// layout); either way it is then extended at the end until the padded size divides by the
+// rate (required_space_to_batch_paddings). `filter_shape_const`: whether the filter's shape
 // becomes a Const "filter_shape" here (tf.nn.convolution) or already is one (depthwise).
 // The spatial dims of the input and the filter must be known.
 template <class BuildOp>
 Output with_space_to_batch(Graph& g, std::string_view scope_name, const Output& input,
                            const Shape& filter_shape, bool filter_shape_const,
                            const std::vector<std::int64_t>& rate, std::string_view padding,
-                           BuildOp op) {
+                           BuildOp op, const std::vector<std::int64_t>& explicit_paddings = {},
+                           bool nchw = false) {
   const Shape& in = input.get_shape();
-  if (in.has_rank() && in.rank() < 3)  // what SpaceToBatchND's shape function would say
-    throw ValueError("Shape must be at least rank 3 but is rank " + std::to_string(in.rank()));
-  if (!in.has_rank() || in.dims()[1] < 0 || in.dims()[2] < 0)
+  const std::size_t first = nchw ? 2 : 1;                        // the first spatial dim
+  if (in.has_rank() && in.rank() < static_cast<int>(first) + 2)  // SpaceToBatchND's message
+    throw ValueError("Shape must be at least rank " + std::to_string(first + 2) + " but is rank " +
+                     std::to_string(in.rank()));
+  if (!in.has_rank() || in.dims()[first] < 0 || in.dims()[first + 1] < 0)
     throw UnimplementedError(
         "a dilated convolution of an input of shape " + python_shape(in) +
         ": TensorFlow computes its paddings with ops then; symflow needs the spatial dims known");
-  const Dims spatial{in.dims()[1], in.dims()[2]};
+  const Dims spatial{in.dims()[first], in.dims()[first + 1]};
   std::vector<std::pair<std::int64_t, std::int64_t>> base(2, {0, 0});
   if (padding == "SAME") {
     if (!filter_shape.has_rank() || filter_shape.dims()[0] < 0 || filter_shape.dims()[1] < 0)
@@ -189,6 +196,10 @@ Output with_space_to_batch(Graph& g, std::string_view scope_name, const Output& 
       base[i] = {extra / 2, extra - extra / 2};
     }
     make_const(g, int32_pairs(base), "stack");
+  } else if (padding == "EXPLICIT" && explicit_paddings.size() == 8) {
+    const std::size_t at = 2 * first;  // the rows' pair
+    base = {{explicit_paddings[at], explicit_paddings[at + 1]},
+            {explicit_paddings[at + 2], explicit_paddings[at + 3]}};
   } else if (padding != "VALID") {
     throw ValueError("`padding` must be one of 'SAME' or 'VALID'. Received: padding=" +
                      std::string(padding));
@@ -205,11 +216,17 @@ Output with_space_to_batch(Graph& g, std::string_view scope_name, const Output& 
     // are known.
     name_scope required(g, "required_space_to_batch_paddings");
     make_const(g, int32_vector(spatial), "input_shape");
-    if (padding == "VALID") make_const(g, int32_pairs(base), "base_paddings");
+    if (padding != "SAME") make_const(g, int32_pairs(base), "base_paddings");
     make_const(g, int32_pairs(paddings), "paddings");
     make_const(g, int32_pairs(crops), "crops");
   }
-  const Value block = int32_vector(Dims(rate.begin(), rate.end()));
+  Dims block_dims(rate.begin(), rate.end());
+  if (nchw) {
+    block_dims.insert(block_dims.begin(), 1);
+    paddings.insert(paddings.begin(), {0, 0});
+    crops.insert(crops.begin(), {0, 0});
+  }
+  const Value block = int32_vector(block_dims);
   const Output batched = space_to_batch_nd(input, block, int32_pairs(paddings));
   const Output result = op(batched, std::string_view("VALID"), scope_name);
   return batch_to_space_nd(result, block, int32_pairs(crops));
@@ -325,23 +342,25 @@ inline Output conv2d_backprop_filter(const Output& input, const Output& filter_s
 // tf.compat.v1.nn.depthwise_conv2d_native's keyword arguments beyond strides and padding.
 struct DepthwiseConv2dNativeOptions {
   std::vector<std::int64_t> dilations = {1, 1, 1, 1};  // 4 values; the kernels take only 1s
-  std::string_view data_format = "NHWC";               // the only one symflow has
+  std::string_view data_format = "NHWC";               // or "NCHW"
   std::string_view name = {};
-  // With padding "EXPLICIT": 8 values, a (before, after) pair per NHWC dim (the overload
-  // that takes the pairs fills it).
+  // With padding "EXPLICIT": 8 values, a (before, after) pair per dim in data_format order
+  // (the overload that takes the pairs fills it).
   std::vector<std::int64_t> explicit_paddings = {};
 };
 
 // tf.compat.v1.nn.depthwise_conv2d_native(input, filter, strides, padding): input
-// [batch, rows, cols, in_depth], filter [filter_rows, filter_cols, in_depth, multiplier];
-// the output has in_depth * multiplier channels, channel c * multiplier + m being input
-// channel c convolved with filter[:, :, c, m]. strides has 4 values (NHWC), the row and
-// column strides equal as TensorFlow's kernels require; padding "SAME" or "VALID".
+// [batch, rows, cols, in_depth] (NCHW: [batch, in_depth, rows, cols]), filter [filter_rows,
+// filter_cols, in_depth, multiplier]; the output has in_depth * multiplier channels, channel
+// c * multiplier + m being input channel c convolved with filter[:, :, c, m]. strides has 4
+// values in data_format order, the row and column strides equal as TensorFlow's kernels
+// require; padding "SAME" or "VALID".
 inline Output depthwise_conv2d_native(const Output& input, const Output& filter,
                                       const std::vector<std::int64_t>& strides,
                                       std::string_view padding,
                                       const DepthwiseConv2dNativeOptions& options = {}) {
   detail::OpBuilder b(graph_of({input, filter}), options.name, "DepthwiseConv2dNative");
+  detail::conv::check_format_arg("DepthwiseConv2dNative", options.data_format);
   detail::conv::check_padding_arg("DepthwiseConv2dNative", padding);
   return b
       .build(detail::conv::kDepthwiseConv2dNativeOp, {input, filter},
@@ -376,49 +395,90 @@ struct DepthwiseConv2dOptions {
   std::string_view name = {};
 };
 
+}  // namespace nn
+
+namespace detail::conv {
+
+// tf.compat.v1.nn.depthwise_conv2d's graph (nn::depthwise_conv2d) for padding "SAME" or
+// "VALID", or for the explicit (before, after) pairs `pairs` when it is not null.
+inline Output depthwise_conv2d_graph(const Output& input, const Output& filter,
+                                     const std::vector<std::int64_t>& strides,
+                                     std::string_view padding,
+                                     const std::vector<std::vector<std::int64_t>>* pairs,
+                                     const nn::DepthwiseConv2dOptions& options) {
+  Graph g = graph_of({input, filter});
+  name_scope scope(g, options.name.empty() ? "depthwise" : options.name);
+  const Shape filter_shape = filter.get_shape();
+  if (filter_shape.is_fully_defined())
+    make_const(g, int32_vector(filter_shape.dims()), "Shape");
+  else
+    symflow::shape(filter);
+  make_const(g, int32_vector(options.rate), "dilation_rate");
+  bool dilated = false;
+  for (std::int64_t r : options.rate) {
+    if (r < 1)
+      throw ValueError("`dilation_rate` must be positive. Received: dilation_rate=" +
+                       numpy_text(options.rate));
+    dilated = dilated || r != 1;
+  }
+  const std::vector<std::int64_t> explicit_paddings =
+      pairs ? explicit_paddings_arg(*pairs) : std::vector<std::int64_t>{};
+  auto native = [&](const Output& x, std::string_view pad, std::string_view op_name) {
+    check_format_arg("DepthwiseConv2dNative", options.data_format);
+    check_padding_arg("DepthwiseConv2dNative", pad);
+    return g
+        .create_op(
+            kDepthwiseConv2dNativeOp, {x, filter},
+            depthwise_attr_map(input.dtype(), strides, pad, {1, 1, 1, 1}, options.data_format,
+                               pad == "EXPLICIT" ? explicit_paddings : std::vector<std::int64_t>{}),
+            std::string(op_name))
+        .output(0);
+  };
+  if (!dilated) return native(input, pairs ? "EXPLICIT" : padding, scope.name());
+  return with_space_to_batch(g, scope.name(), input, filter_shape, false, options.rate,
+                             pairs ? "EXPLICIT" : padding, native, explicit_paddings,
+                             check_format_arg("DepthwiseConv2dNative", options.data_format));
+}
+
+}  // namespace detail::conv
+
+namespace nn {
+
 // tf.compat.v1.nn.depthwise_conv2d(input, filter, strides, padding): the graph TensorFlow
 // builds: in a name scope "depthwise" (or options.name), the filter's shape ("Shape", a
 // Const when it is fully known) and the rate ("dilation_rate") as TensorFlow's
 // with_space_to_batch reads them, then one DepthwiseConv2dNative named after the scope;
 // with a rate above 1 in either dim, that op runs "VALID" between SpaceToBatchND and
-// BatchToSpaceND (detail::conv::with_space_to_batch; the input's spatial dims must be
-// known). As in TensorFlow, strides are passed to the op unchanged then (TensorFlow only
-// warns that they should be 1).
+// BatchToSpaceND (detail::conv::with_space_to_batch; the input's spatial dims must be known).
+// As in TensorFlow, strides are passed to the op unchanged then (TensorFlow only warns that
+// they should be 1).
 inline Output depthwise_conv2d(const Output& input, const Output& filter,
                                const std::vector<std::int64_t>& strides, std::string_view padding,
                                const DepthwiseConv2dOptions& options = {}) {
-  Graph g = graph_of({input, filter});
-  name_scope scope(g, options.name.empty() ? "depthwise" : options.name);
-  const Shape filter_shape = filter.get_shape();
-  if (filter_shape.is_fully_defined())
-    detail::make_const(g, detail::int32_vector(filter_shape.dims()), "Shape");
-  else
-    symflow::shape(filter);
-  detail::make_const(g, detail::int32_vector(options.rate), "dilation_rate");
-  bool dilated = false;
-  for (std::int64_t r : options.rate) {
-    if (r < 1)
-      throw ValueError("`dilation_rate` must be positive. Received: dilation_rate=" +
-                       detail::conv::numpy_text(options.rate));
-    dilated = dilated || r != 1;
-  }
-  auto native = [&](const Output& x, std::string_view pad, std::string_view op_name) {
-    detail::conv::check_padding_arg("DepthwiseConv2dNative", pad);
-    return g
-        .create_op(detail::conv::kDepthwiseConv2dNativeOp, {x, filter},
-                   detail::conv::depthwise_attr_map(input.dtype(), strides, pad, {1, 1, 1, 1},
-                                                    options.data_format),
-                   std::string(op_name))
-        .output(0);
-  };
-  if (!dilated) return native(input, padding, scope.name());
-  return detail::conv::with_space_to_batch(g, scope.name(), input, filter_shape, false,
-                                           options.rate, padding, native);
+  return detail::conv::depthwise_conv2d_graph(input, filter, strides, padding, nullptr, options);
+}
+// tf.compat.v1.nn.depthwise_conv2d(input, filter, strides, padding=[[0, 0], [top, bottom],
+// [left, right], [0, 0]]): explicit padding, 4 (before, after) pairs in data_format order.
+// Rate 1: one DepthwiseConv2dNative with padding "EXPLICIT"; a higher rate: the spatial pairs
+// are SpaceToBatchND's base paddings and the op runs "VALID" (TensorFlow ignores the batch
+// and depth pairs there).
+inline Output depthwise_conv2d(const Output& input, const Output& filter,
+                               const std::vector<std::int64_t>& strides,
+                               const std::vector<std::vector<std::int64_t>>& padding,
+                               const DepthwiseConv2dOptions& options = {}) {
+  return detail::conv::depthwise_conv2d_graph(input, filter, strides, {}, &padding, options);
 }
 
 template <Element T>
 Tensor<T> depthwise_conv2d(const Tensor<T>& input, const Tensor<T>& filter,
                            const std::vector<std::int64_t>& strides, std::string_view padding,
+                           const DepthwiseConv2dOptions& options = {}) {
+  return Tensor<T>(depthwise_conv2d(Output(input), Output(filter), strides, padding, options));
+}
+template <Element T>
+Tensor<T> depthwise_conv2d(const Tensor<T>& input, const Tensor<T>& filter,
+                           const std::vector<std::int64_t>& strides,
+                           const std::vector<std::vector<std::int64_t>>& padding,
                            const DepthwiseConv2dOptions& options = {}) {
   return Tensor<T>(depthwise_conv2d(Output(input), Output(filter), strides, padding, options));
 }
@@ -432,6 +492,7 @@ inline Output depthwise_conv2d_native_backprop_input(
     const DepthwiseConv2dNativeOptions& options = {}) {
   detail::OpBuilder b(graph_of({input_sizes, filter, out_backprop}), options.name,
                       "DepthwiseConv2dNativeBackpropInput");
+  detail::conv::check_format_arg("DepthwiseConv2dNativeBackpropInput", options.data_format);
   detail::conv::check_padding_arg("DepthwiseConv2dNativeBackpropInput", padding);
   return b
       .build(detail::conv::kDepthwiseConv2dNativeBackpropInputOp,
@@ -450,6 +511,7 @@ inline Output depthwise_conv2d_native_backprop_filter(
     const DepthwiseConv2dNativeOptions& options = {}) {
   detail::OpBuilder b(graph_of({input, filter_sizes, out_backprop}), options.name,
                       "DepthwiseConv2dNativeBackpropFilter");
+  detail::conv::check_format_arg("DepthwiseConv2dNativeBackpropFilter", options.data_format);
   detail::conv::check_padding_arg("DepthwiseConv2dNativeBackpropFilter", padding);
   return b
       .build(detail::conv::kDepthwiseConv2dNativeBackpropFilterOp,
@@ -463,6 +525,9 @@ inline Output depthwise_conv2d_native_backprop_filter(
 struct PoolOptions {
   std::string_view data_format = "NHWC";  // or "NCHW"
   std::string_view name = {};
+  // max_pool with padding "EXPLICIT": 8 values, a (before, after) pair per dim in data_format
+  // order (the overload that takes the pairs fills it). AvgPool has no such attr.
+  std::vector<std::int64_t> explicit_paddings = {};
 };
 
 // tf.nn.max_pool(value, ksize, strides, padding): the maximum of each window;
@@ -480,8 +545,21 @@ inline Output max_pool(const Output& value, const std::vector<std::int64_t>& ksi
   detail::conv::check_padding_arg("MaxPool", padding);
   return b
       .build(detail::conv::kMaxPoolOp, {value},
-             detail::conv::pool_attr_map(value.dtype(), k, s, padding, options.data_format))
+             detail::conv::pool_attr_map(value.dtype(), k, s, padding, options.data_format,
+                                         options.explicit_paddings))
       .output(0);
+}
+// tf.nn.max_pool(value, ksize, strides, padding=[[0, 0], [top, bottom], [left, right], [0,
+// 0]]): explicit padding, 4 (before, after) pairs in data_format order, as conv2d takes them
+// (padding "EXPLICIT", the pairs flattened into explicit_paddings). The padded cells never
+// win a window, and each pad must be smaller than the window (the kernel checks).
+inline Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
+                       const std::vector<std::int64_t>& strides,
+                       const std::vector<std::vector<std::int64_t>>& padding,
+                       const PoolOptions& options = {}) {
+  PoolOptions o = options;
+  o.explicit_paddings = detail::conv::explicit_paddings_arg(padding);
+  return max_pool(value, ksize, strides, "EXPLICIT", o);
 }
 inline Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
                        const std::vector<std::int64_t>& strides, std::string_view padding,
@@ -500,6 +578,13 @@ Tensor<T> max_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksiz
                    const PoolOptions& options) {
   return Tensor<T>(max_pool(Output(value), ksize, strides, padding, options));
 }
+template <Element T>
+Tensor<T> max_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksize,
+                   const std::vector<std::int64_t>& strides,
+                   const std::vector<std::vector<std::int64_t>>& padding,
+                   const PoolOptions& options = {}) {
+  return Tensor<T>(max_pool(Output(value), ksize, strides, padding, options));
+}
 
 // tf.nn.avg_pool(value, ksize, strides, padding): the mean of each window, over the
 // inputs it covers (SAME padding does not count).
@@ -507,6 +592,8 @@ inline Output avg_pool(const Output& value, const std::vector<std::int64_t>& ksi
                        const std::vector<std::int64_t>& strides, std::string_view padding,
                        const PoolOptions& options) {
   detail::OpBuilder b(graph_of({value}), options.name, "AvgPool");
+  if (!options.explicit_paddings.empty())
+    throw ValueError("avg_pool takes no explicit_paddings: AvgPool has padding SAME or VALID");
   const bool nchw = detail::conv::check_format_arg("AvgPool", options.data_format);
   const auto k = detail::conv::nhwc_window_arg(ksize, "ksize", nchw);
   const auto s = detail::conv::nhwc_window_arg(strides, "strides", nchw);
@@ -535,11 +622,12 @@ Tensor<T> avg_pool(const Tensor<T>& value, const std::vector<std::int64_t>& ksiz
 }
 
 // gen_nn_ops.max_pool_grad: the gradient `grad` of max_pool(orig_input) routed back to
-// each window's maximum.
+// each window's maximum (padding "EXPLICIT": with the forward op's explicit_paddings).
 inline Output max_pool_grad(const Output& orig_input, const Output& orig_output, const Output& grad,
                             const std::vector<std::int64_t>& ksize,
                             const std::vector<std::int64_t>& strides, std::string_view padding,
-                            std::string_view name = {}, std::string_view data_format = "NHWC") {
+                            std::string_view name = {}, std::string_view data_format = "NHWC",
+                            const std::vector<std::int64_t>& explicit_paddings = {}) {
   detail::OpBuilder b(graph_of({orig_input, orig_output, grad}), name, "MaxPoolGrad");
   const bool nchw = detail::conv::check_format_arg("MaxPoolGrad", data_format);
   const auto k = detail::conv::nhwc_window_arg(ksize, "ksize", nchw);
@@ -547,7 +635,8 @@ inline Output max_pool_grad(const Output& orig_input, const Output& orig_output,
   detail::conv::check_padding_arg("MaxPoolGrad", padding);
   return b
       .build(detail::conv::kMaxPoolGradOp, {orig_input, orig_output, grad},
-             detail::conv::pool_attr_map(orig_input.dtype(), k, s, padding, data_format))
+             detail::conv::pool_attr_map(orig_input.dtype(), k, s, padding, data_format,
+                                         explicit_paddings))
       .output(0);
 }
 
@@ -572,24 +661,32 @@ inline Output avg_pool_grad(const Output& orig_input_shape, const Output& grad,
 
 namespace detail::conv {
 
-// tf.nn.convolution's 2-D NHWC graph with a dilation `rate` and unit strides, in a name
-// scope `name` (or `default_name`): one Conv2D named after the scope when rate is all
-// 1s, else the Conv2D inside with_space_to_batch, with TensorFlow's argument checks.
+// tf.nn.convolution's 2-D graph (data_format "NHWC" or "NCHW") with a dilation `rate` and
+// unit strides, in a name scope `name` (or `default_name`): one Conv2D named after the scope
+// when rate is all 1s, else the Conv2D inside with_space_to_batch, with TensorFlow's argument
+// checks.
 inline Output dilated_conv2d(const Output& input, const Output& filter,
                              const std::vector<std::int64_t>& rate, std::string_view padding,
-                             std::string_view name, std::string_view default_name) {
+                             std::string_view name, std::string_view default_name,
+                             std::string_view data_format = "NHWC") {
   Graph g = graph_of({input, filter});
   name_scope scope(g, name.empty() ? default_name : name);
+  const bool nchw = check_format_arg("Conv2D", data_format);
+  const nn::Conv2DOptions conv_options{.data_format = data_format};
   bool ones = true;
   for (std::int64_t r : rate) ones = ones && r == 1;
-  if (ones) return nn::conv2d(input, filter, {1, 1, 1, 1}, padding, scope.name());
+  if (ones) {
+    nn::Conv2DOptions named = conv_options;
+    named.name = scope.name();
+    return nn::conv2d(input, filter, {1, 1, 1, 1}, padding, named);
+  }
   const Shape& in = input.get_shape();
   const Shape& fs = filter.get_shape();
   if (in.has_rank() && in.rank() < 4)
     throw ValueError(
         "`input.shape.rank` must be >= than `num_spatial_dims + 2`. Received: input.shape=" +
         python_shape(in) + " of rank " + std::to_string(in.rank()) + " and num_spatial_dims=2");
-  const std::int64_t channels = in.has_rank() ? in.dims()[3] : -1;
+  const std::int64_t channels = in.has_rank() ? in.dims()[nchw ? 1 : 3] : -1;
   const std::int64_t filter_in = fs.has_rank() && fs.rank() == 4 ? fs.dims()[2] : -1;
   if (channels > 0 && filter_in > 0 && channels % filter_in != 0)
     throw ValueError(
@@ -605,8 +702,11 @@ inline Output dilated_conv2d(const Output& input, const Output& filter,
   return with_space_to_batch(
       g, scope.name(), input, fs, true, rate, padding,
       [&](const Output& batched, std::string_view pad, std::string_view op_name) {
-        return nn::conv2d(batched, filter, {1, 1, 1, 1}, pad, op_name);
-      });
+        nn::Conv2DOptions named = conv_options;
+        named.name = op_name;
+        return nn::conv2d(batched, filter, {1, 1, 1, 1}, pad, named);
+      },
+      {}, nchw);
 }
 
 }  // namespace detail::conv

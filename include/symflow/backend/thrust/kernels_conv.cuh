@@ -1,10 +1,10 @@
 #pragma once
 // Thrust kernels: 2-D convolution and pooling (Conv2D, Conv2DBackpropInput,
 // Conv2DBackpropFilter, DepthwiseConv2dNative and its two backprops, MaxPool, AvgPool,
-// MaxPoolGrad, AvgPoolGrad), NHWC (NCHW through device transposes, for all but the depthwise
-// ops; explicit padding through the shared geometry), float32 and float64, with the CPU
-// kernels' attrs, checks and messages (backend/cpu/kernels/conv.hpp: the geometry helpers
-// there only read attrs and dims, so they are shared).
+// MaxPoolGrad, AvgPoolGrad), NHWC (NCHW through device transposes; explicit padding through
+// the shared geometry), float32 and float64, with the CPU kernels' attrs, checks and messages
+// (backend/cpu/kernels/conv.hpp: the geometry helpers there only read attrs and dims, so they
+// are shared).
 //
 // Direct formulations: one thrust::for_each over the elements of the output, each
 // looping over its window. Every gradient is a gather (each element sums what reaches
@@ -602,42 +602,64 @@ inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
   });
 }
 
+// A depthwise op's 4-D tensor in NHWC, as the CPU's cd::depthwise_nhwc (a rank check first).
+inline Value device_depthwise_nhwc(KernelContext& ctx, const Value& v, const cd::Layout& layout,
+                                   const std::string& rank_error) {
+  if (!layout.nchw) return v;
+  if (v.rank() != 4) ctx.fail(rank_error);
+  return device_permuted4(ctx, v, {0, 2, 3, 1});
+}
+
 inline void depthwise_conv2d_native_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  const Value& filter = ctx.input(1);
   const cd::KernelWindow w = cd::depthwise_kernel_window(ctx);
+  const Value in =
+      device_depthwise_nhwc(ctx, ctx.input(0), w.layout,
+                            "input must be 4-dimensional" + dims_to_string(ctx.input(0).dims()));
+  const Value& filter = ctx.input(1);
   const cpu::DepthwiseConv2DGeometry g =
       cd::kernel_depthwise_geometry(ctx, in.dims(), filter.dims(), w);
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = output(ctx, 0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth()});
-    launch(out.size(), DepthwiseForward<T>{depthwise_dims(g), in.device_data<T>(),
-                                           filter.device_data<T>(), out.device_data<T>()});
+    layout_output(ctx, w.layout, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth()},
+                  [&](Value& out) {
+                    launch(out.size(),
+                           DepthwiseForward<T>{depthwise_dims(g), in.device_data<T>(),
+                                               filter.device_data<T>(), out.device_data<T>()});
+                  });
   });
 }
 
 inline void depthwise_conv2d_native_backprop_input_kernel(KernelContext& ctx) {
-  const Dims sizes = cd::depthwise_sizes(ctx, host_value(ctx.input(0)), cd::kDepthwiseInputLabel,
+  const Dims given = cd::depthwise_sizes(ctx, host_value(ctx.input(0)), cd::kDepthwiseInputLabel,
                                          "input_sizes", "input");
-  const Value& filter = ctx.input(1);
-  const Value& dy = ctx.input(2);
   const cd::KernelWindow w = cd::depthwise_kernel_window(ctx);
+  const Dims sizes = w.layout.nchw ? cd::nhwc_of_nchw(given) : given;
+  const Value& filter = ctx.input(1);
+  const Value dy = device_depthwise_nhwc(
+      ctx, ctx.input(2), w.layout,
+      std::string(cd::kDepthwiseInputLabel) + ": out_backprop must be 4-dimensional");
   const cpu::DepthwiseConv2DGeometry g = cd::kernel_depthwise_backprop_geometry(
       ctx, cd::kDepthwiseInputLabel, sizes, filter.dims(), dy.dims(), w);
   cd::visit_float(ctx, filter.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = output(ctx, 0, filter.dtype(), sizes);
-    launch(out.size(), DepthwiseBackpropInputGather<T>{depthwise_dims(g), filter.device_data<T>(),
-                                                       dy.device_data<T>(), out.device_data<T>()});
+    layout_output(ctx, w.layout, filter.dtype(), sizes, [&](Value& out) {
+      launch(out.size(),
+             DepthwiseBackpropInputGather<T>{depthwise_dims(g), filter.device_data<T>(),
+                                             dy.device_data<T>(), out.device_data<T>()});
+    });
   });
 }
 
 inline void depthwise_conv2d_native_backprop_filter_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
   const Dims sizes = cd::depthwise_sizes(ctx, host_value(ctx.input(1)), cd::kDepthwiseFilterLabel,
                                          "filter_sizes", "filter");
-  const Value& dy = ctx.input(2);
   const cd::KernelWindow w = cd::depthwise_kernel_window(ctx);
+  const Value in = device_depthwise_nhwc(
+      ctx, ctx.input(0), w.layout,
+      std::string(cd::kDepthwiseFilterLabel) + ": input must be 4-dimensional");
+  const Value dy = device_depthwise_nhwc(
+      ctx, ctx.input(2), w.layout,
+      std::string(cd::kDepthwiseFilterLabel) + ": out_backprop must be 4-dimensional");
   const cpu::DepthwiseConv2DGeometry g = cd::kernel_depthwise_backprop_geometry(
       ctx, cd::kDepthwiseFilterLabel, in.dims(), sizes, dy.dims(), w);
   cd::visit_float(ctx, in.dtype(), [&](auto zero) {

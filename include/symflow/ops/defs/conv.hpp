@@ -10,8 +10,9 @@
 // The attrs are TensorFlow 1.x's before 1.14, like the rest of symflow's GraphDefs: padding
 // is "SAME" or "VALID" (ops/defs/window.hpp), and explicit_paddings appears only where it
 // matters: Conv2D, DepthwiseConv2dNative and their backprops also take padding "EXPLICIT",
-// with explicit_paddings holding a (before, after) pair per dim in data_format order. Conv2D, its
-// backprops and the pooling ops take data_format "NHWC" or "NCHW"; the depthwise ops NHWC only.
+// with explicit_paddings holding a (before, after) pair per dim in data_format order, and so does
+// MaxPool (and MaxPoolGrad, which its gradient builds). Every op here takes data_format "NHWC"
+// or "NCHW".
 
 #include <array>
 #include <cstdint>
@@ -48,12 +49,14 @@ inline std::string padding_error(std::string_view op, std::string_view padding,
          "' not in: \"SAME\", \"VALID\"" + (explicit_ok ? ", \"EXPLICIT\"" : "") + ".";
 }
 
-// Conv2D, DepthwiseConv2dNative and their backprops take padding "EXPLICIT" (the pads are in
-// explicit_paddings). "DepthwiseConv2D" is how TensorFlow's shape function names the latter.
+// Conv2D, DepthwiseConv2dNative, their backprops, MaxPool and MaxPoolGrad take padding
+// "EXPLICIT" (the pads are in explicit_paddings). "DepthwiseConv2D" is how TensorFlow's shape
+// function names DepthwiseConv2dNative.
 inline bool takes_explicit_padding(std::string_view op) {
   return op == "Conv2D" || op == "Conv2DBackpropInput" || op == "Conv2DBackpropFilter" ||
          op == "DepthwiseConv2dNative" || op == "DepthwiseConv2D" ||
-         op == "DepthwiseConv2dNativeBackpropInput" || op == "DepthwiseConv2dNativeBackpropFilter";
+         op == "DepthwiseConv2dNativeBackpropInput" ||
+         op == "DepthwiseConv2dNativeBackpropFilter" || op == "MaxPool" || op == "MaxPoolGrad";
 }
 
 // Where a data_format keeps the batch, the spatial dims and the channels of a 4-D tensor.
@@ -151,14 +154,11 @@ inline cpu::Padding padding_of(const InferContext& c, std::string_view op, bool&
   return p;
 }
 
-// The data_format attr: "NHWC" or "NCHW" (`nhwc_only`: the depthwise ops, NHWC alone).
-inline Layout layout_attr(const InferContext& c, std::string_view op, bool nhwc_only = false) {
+// The data_format attr: "NHWC" or "NCHW".
+inline Layout layout_attr(const InferContext& c, std::string_view op) {
   const auto& f = c.attr<std::string>("data_format");
   const std::optional<Layout> layout = layout_of(f);
   if (!layout) throw ValueError(data_format_error(op, f));
-  if (nhwc_only && layout->nchw)
-    throw ValueError("symflow supports data_format NHWC only, got " + f + " (" + std::string(op) +
-                     ")");
   return *layout;
 }
 
@@ -236,9 +236,12 @@ struct ConvAttrs {
   }
 };
 
-inline ConvAttrs conv_attrs(const InferContext& c, std::string_view op, bool nhwc_only = false) {
+// `op` names the op in the messages; `format_op`, when given, in the data_format one (the
+// depthwise shape function's name is not the op's).
+inline ConvAttrs conv_attrs(const InferContext& c, std::string_view op,
+                            std::string_view format_op = {}) {
   ConvAttrs a;
-  a.layout = layout_attr(c, op, nhwc_only);
+  a.layout = layout_attr(c, format_op.empty() ? op : format_op);
   a.strides = four_values(c, op, "strides", "stride attribute");
   a.dilations = four_values(c, op, "dilations", "dilations attribute");
   a.padding = padding_of(c, op, a.is_explicit);
@@ -322,7 +325,7 @@ SYMFLOW_OP_DEF(kConv2DBackpropFilterOp, OpDef{.type = "Conv2DBackpropFilter",
                                               .num_inputs = 3,
                                               .infer = infer_conv2d_backprop_filter});
 
-// ---- DepthwiseConv2dNative (input [N, H, W, C], filter [kh, kw, C, multiplier]) ----------
+// ---- DepthwiseConv2dNative (input [N, H, W, C] or NCHW, filter [kh, kw, C, multiplier]) --
 //
 // Each input channel c has `multiplier` filters of its own; output channel c * multiplier + m
 // is channel c convolved with filter[:, :, c, m], so the output has C * multiplier channels.
@@ -333,10 +336,11 @@ inline std::vector<TensorSpec> infer_depthwise_conv2d_native(const InferContext&
   check_pair_dtype(c, "DepthwiseConv2dNative", 0, "input", 1, "filter");
   require_rank(c.shape(0), 4);
   require_rank(c.shape(1), 4);
-  const ConvAttrs a = conv_attrs(c, "DepthwiseConv2D", true);
+  const ConvAttrs a = conv_attrs(c, "DepthwiseConv2D", "DepthwiseConv2dNative");
+  const Layout& l = a.layout;
   const Shape& in = c.shape(0);
   const Shape& filter = c.shape(1);
-  std::int64_t depth = dim_or_unknown(in, 3);
+  std::int64_t depth = dim_or_unknown(in, l.depth);
   const std::int64_t filter_depth = dim_or_unknown(filter, 2);
   if (depth >= 0 && filter_depth >= 0 && depth != filter_depth)
     throw ValueError("Dimensions must be equal, but are " + std::to_string(depth) + " and " +
@@ -344,9 +348,10 @@ inline std::vector<TensorSpec> infer_depthwise_conv2d_native(const InferContext&
   if (depth < 0) depth = filter_depth;
   const std::int64_t multiplier = dim_or_unknown(filter, 3);
   const std::int64_t out_depth = depth >= 0 && multiplier >= 0 ? depth * multiplier : unknown_dim;
-  const std::int64_t rows = a.out_dim(true, dim_or_unknown(in, 1), dim_or_unknown(filter, 0));
-  const std::int64_t cols = a.out_dim(false, dim_or_unknown(in, 2), dim_or_unknown(filter, 1));
-  return {{c.dtype(0), Shape({dim_or_unknown(in, 0), rows, cols, out_depth})}};
+  const std::int64_t rows = a.out_dim(true, dim_or_unknown(in, l.rows), dim_or_unknown(filter, 0));
+  const std::int64_t cols = a.out_dim(false, dim_or_unknown(in, l.cols), dim_or_unknown(filter, 1));
+  const auto d = l.order(dim_or_unknown(in, 0), rows, cols, out_depth);
+  return {{c.dtype(0), Shape(Dims(d.begin(), d.end()))}};
 }
 
 SYMFLOW_OP_DEF(kDepthwiseConv2dNativeOp, OpDef{.type = "DepthwiseConv2dNative",
@@ -384,7 +389,7 @@ inline std::vector<TensorSpec> infer_depthwise_backprop_input(const InferContext
   check_allowed(c, 1, "filter", is_float);
   check_pair_dtype(c, op, 1, "filter", 2, "out_backprop");
   require_int32_sizes(c, 0, op, "input_sizes");
-  conv_attrs(c, op, true);
+  conv_attrs(c, op);
   return {{c.dtype(1), depthwise_sizes_shape(c, 0)}};
 }
 
@@ -400,7 +405,7 @@ inline std::vector<TensorSpec> infer_depthwise_backprop_filter(const InferContex
   check_allowed(c, 0, "input", is_float);
   check_pair_dtype(c, op, 0, "input", 2, "out_backprop");
   require_int32_sizes(c, 1, op, "filter_sizes");
-  conv_attrs(c, op, true);
+  conv_attrs(c, op);
   return {{c.dtype(0), depthwise_sizes_shape(c, 1)}};
 }
 
@@ -411,10 +416,22 @@ SYMFLOW_OP_DEF(kDepthwiseConv2dNativeBackpropFilterOp,
 
 // ---- pooling --------------------------------------------------------------------------
 
+// ksize and strides in data_format order; the padding, SAME/VALID or explicit (MaxPool).
 struct PoolAttrs {
   std::vector<std::int64_t> ksize, strides;
   cpu::Padding padding{};
   Layout layout;
+  bool is_explicit = false;
+  ExplicitPads pads;
+
+  // The pooled size of the rows (or cols) of size `in`.
+  std::int64_t out_dim(bool rows, std::int64_t in) const {
+    const int i = rows ? layout.rows : layout.cols;
+    if (is_explicit)
+      return explicit_windowed_dim(in, ksize[i], strides[i], 1, rows ? pads.top : pads.left,
+                                   rows ? pads.bottom : pads.right);
+    return windowed_dim(in, ksize[i], strides[i], 1, padding);
+  }
 };
 
 inline PoolAttrs pool_attrs(const InferContext& c, std::string_view op) {
@@ -422,8 +439,9 @@ inline PoolAttrs pool_attrs(const InferContext& c, std::string_view op) {
   a.layout = layout_attr(c, op);
   a.ksize = four_values(c, op, "ksize", "ksize attribute");
   a.strides = four_values(c, op, "strides", "stride attribute");
-  bool is_explicit = false;
-  a.padding = padding_of(c, op, is_explicit);
+  a.padding = padding_of(c, op, a.is_explicit);
+  a.pads = check_explicit_paddings(optional_int_list(c.attrs, "explicit_paddings"), a.is_explicit,
+                                   a.layout, [](const std::string& m) { throw ValueError(m); });
   return a;
 }
 
@@ -431,10 +449,8 @@ inline PoolAttrs pool_attrs(const InferContext& c, std::string_view op) {
 // depthwise max pooling, which the kernel declines); AvgPool keeps it.
 inline Shape pool_output_shape(const Shape& in, const PoolAttrs& a, bool window_depth) {
   const Layout& l = a.layout;
-  const std::int64_t rows =
-      windowed_dim(dim_or_unknown(in, l.rows), a.ksize[l.rows], a.strides[l.rows], 1, a.padding);
-  const std::int64_t cols =
-      windowed_dim(dim_or_unknown(in, l.cols), a.ksize[l.cols], a.strides[l.cols], 1, a.padding);
+  const std::int64_t rows = a.out_dim(true, dim_or_unknown(in, l.rows));
+  const std::int64_t cols = a.out_dim(false, dim_or_unknown(in, l.cols));
   std::int64_t depth = dim_or_unknown(in, l.depth);
   if (window_depth && (a.ksize[l.depth] != 1 || a.strides[l.depth] != 1))
     depth = windowed_dim(depth, a.ksize[l.depth], a.strides[l.depth], 1, a.padding);

@@ -6,11 +6,11 @@
 // kConvCpuKernels, the table that maps each conv OpDef (ops/defs/conv.hpp) to its kernel.
 // The GPU kernels share the run-time checks.
 //
-// data_format "NCHW" (Conv2D, its backprops and the pooling ops, as graphs trained on GPUs
-// carry it): the kernels copy the 4-D tensors to NHWC, run the NHWC code and copy the result
-// back (the GPU kernels do the same on the device). Padding "EXPLICIT" (Conv2D and its
-// backprops) is the geometry's pad_top and pad_left plus a larger output, so both backends
-// run it.
+// data_format "NCHW" (every op here, as graphs trained on GPUs carry it): the kernels copy the
+// 4-D tensors to NHWC, run the NHWC code and copy the result back (the GPU kernels do the same
+// on the device). Padding "EXPLICIT" (Conv2D, DepthwiseConv2dNative, their backprops, MaxPool
+// and MaxPoolGrad) is the geometry's pad_top and pad_left plus a larger output, so both
+// backends run it.
 
 #include <algorithm>
 #include <array>
@@ -272,30 +272,31 @@ inline void conv2d_backprop_filter_kernel(KernelContext& ctx) {
 // The checks and messages of TensorFlow's depthwise kernels, which differ from Conv2D's: equal
 // row and column strides, InvalidArgument for batch and depth strides, and no dilations.
 // TensorFlow's backprop kernels ignore `dilations` (and compute the undilated gradient);
-// symflow's refuse them as its forward kernel does.
+// symflow's refuse them as its forward kernel does. Strides are read in the data_format's
+// order; NCHW runs through NHWC copies (TensorFlow 2.21's oneDNN CPU kernels run NCHW too;
+// its reference ones refuse it).
 
 inline KernelWindow depthwise_kernel_window(const KernelContext& ctx) {
+  KernelWindow w;
+  w.layout = kernel_layout(ctx);
+  const int r = w.layout.rows, c = w.layout.cols, d = w.layout.depth;
   const auto& strides = kernel_four(ctx, "strides");
-  if (strides[0] != 1 || strides[3] != 1)
+  if (strides[0] != 1 || strides[d] != 1)
     ctx.fail(
         "Current implementation does not yet support strides in the batch and depth "
         "dimensions.");
-  if (strides[1] != strides[2])
+  if (strides[r] != strides[c])
     ctx.fail(
         "Current implementation only supports equal length strides in the row and column "
         "dimensions.");
-  if (strides[1] < 1) ctx.fail("Strides must be > 0");
+  if (strides[r] < 1) ctx.fail("Strides must be > 0");
   const auto& padding = ctx.attr<std::string>("padding");
-  KernelWindow w;
   w.is_explicit = padding == "EXPLICIT";
   if (w.is_explicit)
     w.pads = check_explicit_paddings(ctx.attr<IntList>("explicit_paddings").items, true, w.layout,
                                      [&](const std::string& m) { ctx.fail(m); });
   else if (!cpu::parse_padding(padding, w.padding))
     ctx.fail("Unknown padding " + padding);
-  if (ctx.attr<std::string>("data_format") != "NHWC")
-    throw UnimplementedError("Depthwise convolution on CPU is only supported for NHWC format",
-                             ctx.node_name());
   const auto& dilations = kernel_four(ctx, "dilations");
   if (std::any_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d != 1; })) {
     std::string text;
@@ -304,9 +305,18 @@ inline KernelWindow depthwise_kernel_window(const KernelContext& ctx) {
         "Current kernel implementation does not support dilations, received [" + text + "]",
         ctx.node_name());
   }
-  w.stride_rows = strides[1];
-  w.stride_cols = strides[2];
+  w.stride_rows = strides[r];
+  w.stride_cols = strides[c];
   return w;
+}
+
+// A depthwise op's 4-D tensor in NHWC: itself, or its NHWC copy for NCHW (`rank_error`: the
+// message for another rank, which the NHWC geometry would give).
+inline Value depthwise_nhwc(KernelContext& ctx, const Value& v, const Layout& layout,
+                            const std::string& rank_error) {
+  if (!layout.nchw) return v;
+  if (v.rank() != 4) ctx.fail(rank_error);
+  return to_nhwc(ctx, v);
 }
 
 // Explicit pads as for Conv2D (kernel_conv_geometry): the padded input's VALID geometry.
@@ -387,40 +397,53 @@ inline constexpr std::string_view kDepthwiseInputLabel = "DepthwiseConv2DBackpro
 inline constexpr std::string_view kDepthwiseFilterLabel = "DepthwiseConv2DBackpropFilter";
 
 inline void depthwise_conv2d_native_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
-  const Value& filter = ctx.input(1);
   const KernelWindow w = depthwise_kernel_window(ctx);
+  const Value in =
+      depthwise_nhwc(ctx, ctx.input(0), w.layout,
+                     "input must be 4-dimensional" + dims_to_string(ctx.input(0).dims()));
+  const Value& filter = ctx.input(1);
   const cpu::DepthwiseConv2DGeometry g =
       kernel_depthwise_geometry(ctx, in.dims(), filter.dims(), w);
   visit_float(ctx, in.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output_for_overwrite(
-        0, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth()});
-    cpu::depthwise_conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(), out.data<T>());
+    with_layout_output(ctx, w.layout, in.dtype(), {g.batch, g.out_rows, g.out_cols, g.out_depth()},
+                       false, [&](Value& out) {
+                         cpu::depthwise_conv2d_forward<T>(ctx, g, in.data<T>(), filter.data<T>(),
+                                                          out.data<T>());
+                       });
   });
 }
 
 inline void depthwise_conv2d_native_backprop_input_kernel(KernelContext& ctx) {
-  const Dims sizes =
+  const Dims given =
       depthwise_sizes(ctx, ctx.input(0), kDepthwiseInputLabel, "input_sizes", "input");
-  const Value& filter = ctx.input(1);
-  const Value& dy = ctx.input(2);
   const KernelWindow w = depthwise_kernel_window(ctx);
+  const Dims sizes = w.layout.nchw ? nhwc_of_nchw(given) : given;
+  const Value& filter = ctx.input(1);
+  const Value dy =
+      depthwise_nhwc(ctx, ctx.input(2), w.layout,
+                     std::string(kDepthwiseInputLabel) + ": out_backprop must be 4-dimensional");
   const cpu::DepthwiseConv2DGeometry g = kernel_depthwise_backprop_geometry(
       ctx, kDepthwiseInputLabel, sizes, filter.dims(), dy.dims(), w);
   visit_float(ctx, filter.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    Value& out = ctx.allocate_output_for_overwrite(0, filter.dtype(), sizes);
-    cpu::depthwise_conv2d_backprop_input<T>(ctx, g, filter.data<T>(), dy.data<T>(), out.data<T>());
+    with_layout_output(ctx, w.layout, filter.dtype(), sizes, false, [&](Value& out) {
+      cpu::depthwise_conv2d_backprop_input<T>(ctx, g, filter.data<T>(), dy.data<T>(),
+                                              out.data<T>());
+    });
   });
 }
 
 inline void depthwise_conv2d_native_backprop_filter_kernel(KernelContext& ctx) {
-  const Value& in = ctx.input(0);
   const Dims sizes =
       depthwise_sizes(ctx, ctx.input(1), kDepthwiseFilterLabel, "filter_sizes", "filter");
-  const Value& dy = ctx.input(2);
   const KernelWindow w = depthwise_kernel_window(ctx);
+  const Value in =
+      depthwise_nhwc(ctx, ctx.input(0), w.layout,
+                     std::string(kDepthwiseFilterLabel) + ": input must be 4-dimensional");
+  const Value dy =
+      depthwise_nhwc(ctx, ctx.input(2), w.layout,
+                     std::string(kDepthwiseFilterLabel) + ": out_backprop must be 4-dimensional");
   const cpu::DepthwiseConv2DGeometry g = kernel_depthwise_backprop_geometry(
       ctx, kDepthwiseFilterLabel, in.dims(), sizes, dy.dims(), w);
   visit_float(ctx, in.dtype(), [&](auto zero) {
@@ -432,12 +455,15 @@ inline void depthwise_conv2d_native_backprop_filter_kernel(KernelContext& ctx) {
 
 // The pooling geometry of NHWC input dims `in`; pooling over batch or depth is declined, as
 // TensorFlow's CPU kernels decline it (they pool depth alone, which symflow does not).
-// ksize and strides are read in the data_format's order.
+// ksize and strides are read in the data_format's order. Explicit pads (MaxPool, MaxPoolGrad)
+// must each be smaller than the window, as TensorFlow requires, so that every window holds
+// an input; the padded cells never count (for max pooling they act as -inf).
 inline cpu::Pool2DGeometry kernel_pool_geometry(const KernelContext& ctx, const Dims& in) {
   const Layout l = kernel_layout(ctx);
   const auto& ksize = kernel_four(ctx, "ksize");
   const auto& strides = kernel_four(ctx, "strides");
-  const cpu::Padding padding = kernel_padding(ctx);
+  const bool is_explicit = ctx.attr<std::string>("padding") == "EXPLICIT";
+  const cpu::Padding padding = is_explicit ? cpu::Padding::valid : kernel_padding(ctx);
   if (ksize[0] != 1 || strides[0] != 1)
     throw UnimplementedError("Pooling is not yet supported on the batch dimension.",
                              ctx.node_name());
@@ -450,9 +476,32 @@ inline cpu::Pool2DGeometry kernel_pool_geometry(const KernelContext& ctx, const 
   if (strides[l.rows] < 1 || strides[l.cols] < 1)
     ctx.fail("Sliding window strides must be positive");
   require_4d(ctx, in, "input");
-  const std::int64_t in4[4] = {in[0], in[1], in[2], in[3]};
+  ExplicitPads pads;
+  if (is_explicit) {
+    pads = check_explicit_paddings(ctx.attr<IntList>("explicit_paddings").items, true, l,
+                                   [&](const std::string& m) { ctx.fail(m); });
+    const auto check = [&](std::string_view side, std::int64_t pad, std::int64_t window) {
+      if (pad >= window)
+        ctx.fail(std::string(side) + " padding " + std::to_string(pad) +
+                 " needs to be smaller than the window size " + std::to_string(window));
+    };
+    check("Top", pads.top, ksize[l.rows]);
+    check("Bottom", pads.bottom, ksize[l.rows]);
+    check("Left", pads.left, ksize[l.cols]);
+    check("Right", pads.right, ksize[l.cols]);
+  }
+  // Explicit pads: the padded input's VALID geometry, then the real input with the leading
+  // pads (as for Conv2D, kernel_conv_geometry).
+  const std::int64_t in4[4] = {in[0], in[1] + pads.top + pads.bottom,
+                               in[2] + pads.left + pads.right, in[3]};
   cpu::Pool2DGeometry g = cpu::pool2d_geometry(in4, ksize[l.rows], ksize[l.cols], strides[l.rows],
                                                strides[l.cols], padding);
+  if (is_explicit) {
+    g.in_rows = in[1];
+    g.in_cols = in[2];
+    g.pad_top = pads.top;
+    g.pad_left = pads.left;
+  }
   if (g.out_rows < 0 || g.out_cols < 0)
     ctx.fail("Computed output size would be negative: input " + dims_to_string(in) + ", ksize " +
              int_list_text(ksize));
