@@ -26,6 +26,9 @@ class Backend {
   // How `def` runs inside a fused cluster here, or nullptr when it cannot.
   virtual const ElementwiseDef* elementwise(const OpDef&) const { return nullptr; }
 
+  // The kernel that runs `conv` (Conv2D, DepthwiseConv2dNative) with the batch norm and
+  // activation after it folded in (backend/conv_epilogue.hpp), or nullptr when it has none.
+  virtual KernelFn conv_epilogue_kernel(const OpDef& /*conv*/) const { return nullptr; }
   // Where this backend's kernels read and write their tensors.
   virtual MemorySpace memory_space() const { return MemorySpace::host; }
   // A zero-filled value in this backend's memory.

@@ -111,6 +111,7 @@ class KernelContext {
   const std::string& node_name() const { return node_name_; }
   std::size_t num_inputs() const { return inputs_.size(); }
   const Value& input(std::size_t i) const { return inputs_[i]; }
+  std::size_t num_outputs() const { return outputs_.size(); }
   template <class T>
   const T& attr(std::string_view name) const {
     return get_attr<T>(attrs_, name, node_name_);

@@ -218,9 +218,9 @@ bool use_direct_conv(const Conv2DGeometry& g) {
 // conv2d_forward by register tiles of output pixels x channels. Output rows are split over the
 // runner's threads; each task copies the filter_rows input rows an output row reads, zero-padded,
 // into a window of its own, and sweeps it with register tiles.
-template <class T, class Runner>
+template <class T, class Runner, class Epilogue>
 void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const T* input,
-                           const T* filter, T* output) {
+                           const T* filter, T* output, const Epilogue& epilogue) {
 #if defined(__GNUC__) || defined(__clang__)
   namespace tl = tiles;
   const std::int64_t block = tl::kBlock<T>;
@@ -283,33 +283,37 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
                              std::min(block, g.out_depth - cb * block), false);
             }
           }
+          if constexpr (Epilogue::active)
+            epilogue(out_row, g.out_cols, g.out_depth, 0, g.out_depth);
         }
       });
 #else
-  (void)runner, (void)g, (void)input, (void)filter, (void)output;
+  (void)runner, (void)g, (void)input, (void)filter, (void)output, (void)epilogue;
 #endif
 }
 
 }  // namespace detail
 
-// output [batch, out_rows, out_cols, out_depth] = conv(input, filter).
-template <class T, class Runner>
+// output [batch, out_rows, out_cols, out_depth] = conv(input, filter), then an active
+// `epilogue` (backend/cpu/epilogue.hpp) on each block of output as soon as it is done.
+template <class T, class Runner, class Epilogue = NoEpilogue>
 void conv2d_forward(const Runner& runner, const Conv2DGeometry& g, const T* input, const T* filter,
-                    T* output) {
+                    T* output, const Epilogue& epilogue = {}) {
   const std::int64_t pixels = g.out_pixels();
   const std::int64_t k = g.patch_size();
   if (pixels == 0 || g.out_depth == 0) return;
   detail::ConstMatrixMap<T> f(filter, k, g.out_depth);
   if (k == 0) {
     std::fill_n(output, pixels * g.out_depth, T(0));
+    if constexpr (Epilogue::active) epilogue(output, pixels, g.out_depth, 0, g.out_depth);
     return;
   }
   if (g.is_pointwise()) {
-    gemm<T>(runner, input, filter, pixels, k, g.out_depth, false, false, output);
+    gemm<T>(runner, input, filter, pixels, k, g.out_depth, false, false, output, epilogue);
     return;
   }
   if (detail::use_direct_conv<T>(g)) {
-    detail::conv2d_forward_direct<T>(runner, g, input, filter, output);
+    detail::conv2d_forward_direct<T>(runner, g, input, filter, output, epilogue);
     return;
   }
   const std::int64_t chunk = detail::chunk_pixels<T>(g);
@@ -323,6 +327,8 @@ void conv2d_forward(const Runner& runner, const Conv2DGeometry& g, const T* inpu
           detail::im2col(g, input, p0, p1, patches);
           detail::MatrixMap<T>(output + p0 * g.out_depth, p1 - p0, g.out_depth).noalias() =
               detail::ConstMatrixMap<T>(patches, p1 - p0, k) * f;
+          if constexpr (Epilogue::active)
+            epilogue(output + p0 * g.out_depth, p1 - p0, g.out_depth, 0, g.out_depth);
         }
       });
 }

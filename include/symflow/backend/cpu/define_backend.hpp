@@ -7,6 +7,7 @@
 #include "symflow/backend/cpu/cpu_backend.hpp"
 #include "symflow/backend/cpu/cpu_kernels.hpp"
 #include "symflow/backend/cpu/fused_kernel.hpp"
+#include "symflow/backend/cpu/kernels/conv_epilogue.hpp"
 
 namespace symflow {
 
@@ -27,6 +28,9 @@ class CpuBackend final : public Backend {
   const ElementwiseDef* elementwise(const OpDef& def) const override {
     const CpuKernel* k = find(def);
     return k ? k->elementwise : nullptr;
+  }
+  KernelFn conv_epilogue_kernel(const OpDef& conv) const override {
+    return symflow::detail::cpu_conv_epilogue_kernel(conv);
   }
   Value allocate_for_overwrite(DType dtype, Dims dims) const override {
     return Value::for_overwrite(dtype, std::move(dims));

@@ -23,7 +23,8 @@
 #include <cstdint>
 
 #include "symflow/backend/cpu/conv.hpp"  // min_tasks, SerialRunner, PooledArray
-#include "symflow/ops/defs/window.hpp"   // Padding, windowed_output
+#include "symflow/backend/cpu/epilogue.hpp"
+#include "symflow/ops/defs/window.hpp"  // Padding, windowed_output
 
 namespace symflow::cpu {
 
@@ -103,6 +104,10 @@ void sum_of_tap_products(const T* const* a, const T* const* b, std::int64_t taps
   if (j + wide / 4 <= n) {
     sum_tap_products_block<T, wide / 4>(a, b, taps, j, out);
     j += wide / 4;
+  }
+  if (j + wide / 8 <= n) {  // 8 floats: the first layers of a MobileNet at width 0.25
+    sum_tap_products_block<T, wide / 8>(a, b, taps, j, out);
+    j += wide / 8;
   }
   if (j == n) return;
   ArrayMap<T> rest(out + j, n - j);
@@ -216,15 +221,151 @@ void forward_row_taps(const DepthwiseConv2DGeometry& g, const T* image, S* per_t
   }
 }
 
+// The forward pass's fast path, for one filter per channel (multiplier 1) and no dilation,
+// over the output columns [begin, end) whose taps all lie inside the input: no tap lists,
+// and with stride 1 the row is one run of out_cols * depth elements, swept a vector of
+// `kWidth` at a time whatever the depth (at depth 8 a pixel alone fills half an AVX-512
+// register, and pixel by pixel the tap lists cost more than the multiply-adds). The
+// filter is read through `repeated`: each tap's channels repeated to a period of
+// `period` elements (a multiple of kWidth), so the block at element j reads the tap's
+// weights at j % period.
+template <class T>
+struct DepthwiseInterior {
+  static constexpr std::int64_t kWidth = 64 / static_cast<std::int64_t>(sizeof(T));
+  const DepthwiseConv2DGeometry& g;
+  const T* repeated;  // [taps, period]
+  std::int64_t period;
+
+  // Whether the fast path serves g: one filter per channel, no dilation, and with stride 1
+  // a depth that divides kWidth or that kWidth divides; with a larger stride, whole vectors
+  // of channels.
+  static bool serves(const DepthwiseConv2DGeometry& g) {
+    if (g.multiplier != 1 || g.dilation_rows != 1 || g.dilation_cols != 1) return false;
+    const std::int64_t d = g.in_depth;
+    if (g.stride_cols == 1) return d > 0 && (kWidth % d == 0 || d % kWidth == 0);
+    return d % kWidth == 0;
+  }
+  static std::int64_t period_of(const DepthwiseConv2DGeometry& g) {
+    return std::max(g.in_depth, kWidth);
+  }
+  // The first and one past the last output column whose taps all lie inside the input.
+  std::int64_t first_column() const {
+    const std::int64_t s = g.stride_cols;
+    return std::min(g.out_cols, std::max<std::int64_t>(0, (g.pad_left + s - 1) / s));
+  }
+  std::int64_t end_column() const {
+    const std::int64_t room = g.in_cols + g.pad_left - g.filter_cols;  // last start allowed
+    if (room < 0) return first_column();
+    return std::max(first_column(), std::min(g.out_cols, room / g.stride_cols + 1));
+  }
+
+  // Columns [begin, end) of output row oh of `image` into out_row.
+  void row(const T* image, std::int64_t oh, std::int64_t begin, std::int64_t end,
+           T* out_row) const {
+    if (begin >= end) return;
+    const std::int64_t d = g.in_depth, fc = g.filter_cols;
+    // Each tap that lands in the input: where column `begin`'s window starts, per row.
+    const T* first[64];
+    const T* weights[64];
+    std::int64_t taps = 0;
+    for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+      const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh;
+      if (ih < 0 || ih >= g.in_rows) continue;
+      for (std::int64_t kw = 0; kw < fc; ++kw) {
+        first[taps] = image + (ih * g.in_cols + begin * g.stride_cols - g.pad_left + kw) * d;
+        weights[taps] = repeated + (kh * fc + kw) * period;
+        ++taps;
+      }
+    }
+    using Block = Eigen::Array<T, kWidth, 1>;
+    T* out = out_row + begin * d;
+    if (g.stride_cols == 1) {
+      const std::int64_t n = (end - begin) * d;
+      std::int64_t j = 0;
+      for (; j + kWidth <= n; j += kWidth) {
+        const std::int64_t w = j % period;
+        Block sum = Block::Zero();
+        for (std::int64_t t = 0; t < taps; ++t)
+          sum += Eigen::Map<const Block>(first[t] + j) * Eigen::Map<const Block>(weights[t] + w);
+        Eigen::Map<Block>(out + j) = sum;
+      }
+      for (; j < n; ++j) {
+        T sum{0};
+        for (std::int64_t t = 0; t < taps; ++t) sum += first[t][j] * weights[t][j % period];
+        out[j] = sum;
+      }
+      return;
+    }
+    const std::int64_t step = g.stride_cols * d;
+    for (std::int64_t ow = 0; ow < end - begin; ++ow)
+      for (std::int64_t c = 0; c < d; c += kWidth) {
+        Block sum = Block::Zero();
+        for (std::int64_t t = 0; t < taps; ++t)
+          sum += Eigen::Map<const Block>(first[t] + ow * step + c) *
+                 Eigen::Map<const Block>(weights[t] + c);
+        Eigen::Map<Block>(out + ow * d + c) = sum;
+      }
+  }
+};
+
 }  // namespace detail
 
-// output [batch, out_rows, out_cols, in_depth * multiplier] = depthwise_conv(input, filter).
-template <class T, class Runner>
+// output [batch, out_rows, out_cols, in_depth * multiplier] = depthwise_conv(input, filter),
+// then an active `epilogue` (backend/cpu/epilogue.hpp) on each output row once it is done.
+template <class T, class Runner, class Epilogue = NoEpilogue>
 void depthwise_conv2d_forward(const Runner& runner, const DepthwiseConv2DGeometry& g,
-                              const T* input, const T* filter, T* output) {
+                              const T* input, const T* filter, T* output,
+                              const Epilogue& epilogue = {}) {
   const std::int64_t depth = g.in_depth, out_depth = g.out_depth(), taps = g.taps();
   const std::int64_t rows = g.batch * g.out_rows;
   if (rows == 0 || g.out_cols == 0 || out_depth == 0) return;
+  using Interior = detail::DepthwiseInterior<T>;
+  if (Interior::serves(g) && taps <= 64) {
+    const std::int64_t period = Interior::period_of(g);
+    const symflow::detail::PooledArray<T> repeated(static_cast<std::size_t>(taps * period));
+    for (std::int64_t t = 0; t < taps; ++t)
+      for (std::int64_t i = 0; i < period; ++i)
+        repeated.data()[t * period + i] = filter[t * depth + i % depth];
+    const Interior interior{g, repeated.data(), period};
+    const std::int64_t begin = interior.first_column(), end = interior.end_column();
+    const std::int64_t border = begin + (g.out_cols - end);  // pixels with taps outside
+    const double row_work = double(g.out_cols) * double(taps) * double(out_depth);
+    detail::for_chunks_with_row_taps<T>(
+        runner, rows, detail::min_tasks(row_work), border, taps, 0,
+        [&](const detail::RowTaps<T>& rt, std::int64_t r0, std::int64_t r1) {
+          for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t n = r / g.out_rows, oh = r - n * g.out_rows;
+            const T* image = input + n * g.in_rows * g.in_cols * depth;
+            T* out_row = output + r * g.out_cols * out_depth;
+            interior.row(image, oh, begin, end, out_row);
+            // The border pixels, each with its list of taps inside the input.
+            std::int64_t b = 0;
+            for (std::int64_t ow = 0; ow < g.out_cols; ++ow) {
+              if (ow == begin) ow = std::max(ow, end);
+              if (ow >= g.out_cols) break;
+              const T** in_taps = rt.first(b);
+              const T** tap_of = rt.second(b);
+              std::int64_t valid = 0;
+              for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+                const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh;
+                if (ih < 0 || ih >= g.in_rows) continue;
+                for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
+                  const std::int64_t iw = ow * g.stride_cols - g.pad_left + kw;
+                  if (iw < 0 || iw >= g.in_cols) continue;
+                  in_taps[valid] = image + (ih * g.in_cols + iw) * depth;
+                  tap_of[valid] = filter + (kh * g.filter_cols + kw) * out_depth;
+                  ++valid;
+                }
+              }
+              detail::sum_of_tap_products(in_taps, tap_of, valid, out_depth,
+                                          out_row + ow * out_depth);
+              ++b;
+            }
+            if constexpr (Epilogue::active) epilogue(out_row, g.out_cols, out_depth, 0, out_depth);
+          }
+        });
+    return;
+  }
   const bool repeat = g.multiplier != 1;
   const double row_work = double(g.out_cols) * double(taps) * double(out_depth);
   // With a multiplier, each pixel's inputs are repeated into `values` first.
@@ -246,6 +387,7 @@ void depthwise_conv2d_forward(const Runner& runner, const DepthwiseConv2DGeometr
             detail::sum_of_tap_products(in_taps, rt.second(ow), rt.count[ow], out_depth,
                                         out_row + ow * out_depth);
           }
+          if constexpr (Epilogue::active) epilogue(out_row, g.out_cols, out_depth, 0, out_depth);
         }
       });
 }

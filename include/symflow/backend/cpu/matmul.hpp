@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "symflow/backend/cpu/epilogue.hpp"
 #include "symflow/backend/cpu/register_tile.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/core/buffer_pool.hpp"
@@ -117,10 +118,12 @@ bool use_tiles(std::int64_t m, std::int64_t n) {
 // them and sweeps row blocks, depth slices, its panels and the tiles of a row block in
 // that order. Tasks split the panels (each keeps its own panels in its core's cache),
 // or the rows when b is a single panel. Every output is the same sum over k, in order,
-// whatever the split.
-template <class T, class Runner>
+// whatever the split. An active `epilogue` (backend/cpu/epilogue.hpp) runs on each row
+// block's columns of a task as soon as their sums are whole, while they are in cache.
+template <class T, class Runner, class Epilogue = NoEpilogue>
 void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::int64_t k,
-           std::int64_t n, bool transpose_a, bool transpose_b, T* out) {
+           std::int64_t n, bool transpose_a, bool transpose_b, T* out,
+           const Epilogue& epilogue = {}) {
   namespace tl = tiles;
   const std::int64_t block = tl::kBlock<T>;
   const std::int64_t panels = (n + block - 1) / block;
@@ -171,6 +174,10 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
           }
         }
       }
+      if constexpr (Epilogue::active) {
+        const std::int64_t i0 = rb * tl::kRows, i1 = std::min(m, rb_end * tl::kRows);
+        epilogue(out + i0 * n, i1 - i0, n, p0 * block, std::min(n, p1 * block));
+      }
     }
   };
   auto min_units = [](double unit_work) {
@@ -193,11 +200,14 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
 
 // out [m, n] = op(a) * op(b) on raw row-major buffers: a is [m, k] ([k, m] when
 // transpose_a), b is [k, n] ([n, k] when transpose_b). The result is the same, bit for
-// bit, for any number of threads.
-template <class T, class Runner>
+// bit, for any number of threads. An active `epilogue` (backend/cpu/epilogue.hpp) runs on
+// every block of the output once its sums are done.
+template <class T, class Runner, class Epilogue = NoEpilogue>
 void gemm(const Runner& runner, const T* a, const T* b, std::int64_t m, std::int64_t k,
-          std::int64_t n, bool transpose_a, bool transpose_b, T* out) {
+          std::int64_t n, bool transpose_a, bool transpose_b, T* out,
+          const Epilogue& epilogue = {}) {
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    static_assert(!Epilogue::active, "epilogues are for floating-point products");
     // Integer products wrap around, as TensorFlow's do: computed on the unsigned type of
     // the same width (defined wrap-around, the same bits), never by signed overflow.
     using U = std::make_unsigned_t<T>;
@@ -220,15 +230,17 @@ void gemm(const Runner& runner, const T* a, const T* b, std::int64_t m, std::int
       o.noalias() = ma.middleRows(r0, rows) * mb.middleRows(c0, cols).transpose();
     else
       o.noalias() = ma.middleCols(r0, rows).transpose() * mb.middleRows(c0, cols).transpose();
+    if constexpr (Epilogue::active) epilogue(out + r0 * n, rows, n, c0, c1);
   };
   if (m == 0 || n == 0) return;
   if (k == 0) {
     mo.setZero();
+    if constexpr (Epilogue::active) epilogue(out, m, n, 0, n);
     return;
   }
   if constexpr (detail::gemm::kTiled) {
     if (detail::gemm::use_tiles<T>(m, n)) {
-      detail::gemm::tiled<T>(runner, a, b, m, k, n, transpose_a, transpose_b, out);
+      detail::gemm::tiled<T>(runner, a, b, m, k, n, transpose_a, transpose_b, out, epilogue);
       return;
     }
   }

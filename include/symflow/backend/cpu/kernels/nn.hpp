@@ -19,6 +19,7 @@
 
 #include "symflow/backend/cpu/batch_norm.hpp"
 #include "symflow/backend/cpu/elementwise.hpp"
+#include "symflow/backend/cpu/epilogue.hpp"
 #include "symflow/backend/cpu/kernel_table.hpp"
 #include "symflow/backend/cpu/kernels/math.hpp"
 #include "symflow/backend/cpu/reduce.hpp"
@@ -462,8 +463,8 @@ void forward_kernel(KernelContext& ctx) {
                    });
   using Element = cpu::batch_norm::ForwardElement<float>;
   if (layout.inner == 1 && channels > 0) {
-    // Channels last: rows of channels, each a loop the compiler vectorises (a frozen
-    // MobileNet runs a batch norm after each of its 27 convolutions).
+    // Channels last: rows of channels, each normalised by the function a convolution's
+    // epilogue calls (backend/cpu/epilogue.hpp), so that the two give the same bits.
     std::vector<float> center(static_cast<std::size_t>(channels)), multiplier(center),
         offset(center);
     for (std::size_t c = 0; c < center.size(); ++c) {
@@ -476,14 +477,9 @@ void forward_kernel(KernelContext& ctx) {
     float* out = y.data<float>();
     ctx.parallel_for(layout.outer, std::max<std::int64_t>(1, kElementChunk / channels),
                      [&](std::int64_t r0, std::int64_t r1) {
-                       for (std::int64_t r = r0; r < r1; ++r) {
-                         const float* xr = in + r * channels;
-                         float* yr = out + r * channels;
-                         for (std::int64_t c = 0; c < channels; ++c)
-                           yr[c] = Element::apply(xr[c], center[static_cast<std::size_t>(c)],
-                                                  multiplier[static_cast<std::size_t>(c)],
-                                                  offset[static_cast<std::size_t>(c)]);
-                       }
+                       cpu::normalize_rows(in + r0 * channels, channels, out + r0 * channels,
+                                           channels, r1 - r0, center.data(), multiplier.data(),
+                                           offset.data(), channels);
                      });
     return;
   }

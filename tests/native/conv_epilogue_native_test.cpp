@@ -1,0 +1,131 @@
+// A convolution's epilogue (backend/cpu/epilogue.hpp) compiled for this machine
+// (-march=native, the benchmarks' flags), where the products run by AVX-512 register
+// tiles and g++ may contract a multiply and an add into one FMA: the fused output must
+// still equal, bit for bit, the convolution followed by the batch norm kernel's
+// normalize_rows over the whole output and by Relu6's std::min(std::max(y, 0), 6).
+// Header-only numerics, no Session (see fused_pairs_native_test.cpp for why).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <symflow/backend/cpu/conv.hpp>
+#include <symflow/backend/cpu/depthwise_conv.hpp>
+#include <symflow/backend/cpu/epilogue.hpp>
+#include <symflow/backend/thread_pool.hpp>
+
+namespace symflow_test_native_conv_epilogue_native_test {
+
+namespace tf = symflow;
+namespace cpu = symflow::cpu;
+
+namespace {
+
+std::vector<float> random_floats(std::size_t n, unsigned seed, float low, float high) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(low, high);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// A ThreadPool as the convolutions' runner (their runners are const).
+struct PoolRunner {
+  tf::ThreadPool* pool;
+  template <class Fn>
+  void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
+    pool->parallel_for(n, min_chunk, std::forward<Fn>(fn));
+  }
+  template <class Fn>
+  void parallel_for_chunks(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
+    pool->parallel_for_chunks(n, min_chunk, std::forward<Fn>(fn));
+  }
+  std::int64_t num_chunks(std::int64_t n, std::int64_t min_chunk) const {
+    return pool->num_chunks(n, min_chunk);
+  }
+  int intra_op_threads() const { return pool->num_threads(); }
+};
+
+// Per-channel coefficients and what the unfused ops do to a whole NHWC output.
+struct Coefficients {
+  std::vector<float> center, multiplier, offset;
+  explicit Coefficients(std::int64_t channels)
+      : center(random_floats(static_cast<std::size_t>(channels), 1, -0.3f, 0.3f)),
+        multiplier(random_floats(static_cast<std::size_t>(channels), 2, 0.5f, 1.5f)),
+        offset(random_floats(static_cast<std::size_t>(channels), 3, -0.2f, 0.2f)) {}
+  cpu::ChannelEpilogue<float> epilogue(cpu::EpilogueActivation a) const {
+    return {center.data(), multiplier.data(), offset.data(), a};
+  }
+  void unfused(std::vector<float>& out, std::int64_t channels, bool relu6) const {
+    const std::int64_t rows = static_cast<std::int64_t>(out.size()) / channels;
+    cpu::normalize_rows(out.data(), channels, out.data(), channels, rows, center.data(),
+                        multiplier.data(), offset.data(), channels);
+    if (relu6)
+      for (float& y : out) y = std::min(std::max(y, 0.0f), 6.0f);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("native/conv_epilogue: Conv2D with an epilogue equals the ops one by one") {
+  struct Case {
+    std::int64_t in[4], filter[4], stride;
+  };
+  // Pointwise (the tiled product, several panels), 3x3 direct, and a deep 3x3 (im2col).
+  const std::vector<Case> cases = {{{4, 12, 12, 64}, {1, 1, 64, 200}, 1},
+                                   {{2, 17, 17, 3}, {3, 3, 3, 8}, 2},
+                                   {{1, 10, 10, 160}, {3, 3, 160, 40}, 1}};
+  tf::ThreadPool pool(3);
+  for (const Case& c : cases) {
+    CAPTURE(c.filter[3]);
+    const cpu::Conv2DGeometry g =
+        cpu::conv2d_geometry(c.in, c.filter, c.stride, c.stride, 1, 1, cpu::Padding::same);
+    const auto x = random_floats(static_cast<std::size_t>(c.in[0] * c.in[1] * c.in[2] * c.in[3]), 4,
+                                 -2.0f, 2.0f);
+    const auto w = random_floats(
+        static_cast<std::size_t>(c.filter[0] * c.filter[1] * c.filter[2] * c.filter[3]), 5, -0.5f,
+        0.5f);
+    const Coefficients k(g.out_depth);
+    const auto size = static_cast<std::size_t>(g.out_pixels() * g.out_depth);
+    std::vector<float> plain(size), fused(size), threaded(size);
+    cpu::conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(), plain.data());
+    k.unfused(plain, g.out_depth, true);
+    cpu::conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(), fused.data(),
+                               k.epilogue(cpu::EpilogueActivation::relu6));
+    cpu::conv2d_forward<float>(PoolRunner{&pool}, g, x.data(), w.data(), threaded.data(),
+                               k.epilogue(cpu::EpilogueActivation::relu6));
+    CHECK(fused == plain);
+    CHECK(threaded == plain);
+    CHECK(std::count(plain.begin(), plain.end(), 0.0f) > 0);
+  }
+}
+
+TEST_CASE("native/conv_epilogue: depthwise convolutions with an epilogue equal the ops") {
+  tf::ThreadPool pool(2);
+  for (const std::int64_t depth : {8, 16, 24, 128}) {
+    for (const std::int64_t multiplier : {1, 2}) {
+      CAPTURE(depth);
+      CAPTURE(multiplier);
+      const std::int64_t in[4] = {3, 14, 13, depth}, filter[4] = {3, 3, depth, multiplier};
+      const cpu::DepthwiseConv2DGeometry g =
+          cpu::depthwise_conv2d_geometry(in, filter, 1, 1, 1, 1, cpu::Padding::same);
+      const auto x = random_floats(static_cast<std::size_t>(3 * 14 * 13 * depth), 6, -2.0f, 2.0f);
+      const auto w =
+          random_floats(static_cast<std::size_t>(9 * depth * multiplier), 7, -0.5f, 0.5f);
+      const Coefficients k(g.out_depth());
+      const auto size = static_cast<std::size_t>(g.batch * g.out_rows * g.out_cols * g.out_depth());
+      std::vector<float> plain(size), fused(size);
+      cpu::depthwise_conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(),
+                                           plain.data());
+      k.unfused(plain, g.out_depth(), false);
+      cpu::depthwise_conv2d_forward<float>(PoolRunner{&pool}, g, x.data(), w.data(), fused.data(),
+                                           k.epilogue(cpu::EpilogueActivation::none));
+      CHECK(fused == plain);
+    }
+  }
+}
+
+}  // namespace symflow_test_native_conv_epilogue_native_test
