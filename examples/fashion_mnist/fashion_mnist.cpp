@@ -2,7 +2,7 @@
 // minimize the loss, run the train op batch after batch, and measure test accuracy.
 //
 //   fashion_mnist --model mlp|cnn --epochs N [--train-limit K] [--batch B]
-//                 [--data DIR] [--seed S] [--save DIR] [--logdir DIR]
+//                 [--data DIR] [--seed S] [--save DIR] [--logdir DIR] [--distributed]
 //
 // The data is the IDX files of Debian's dataset-fashion-mnist package. The last line
 // printed is "test accuracy: 0.xxxx", after "test predictions crc32c: 0x...", a
@@ -11,6 +11,13 @@
 // restores the newest one without this program's model code. With --logdir, TensorBoard's
 // event file goes to DIR: the graph, the training loss every 100 steps, a histogram of
 // each weight, and the test accuracy after each epoch (tensorboard --logdir DIR).
+//
+// With --distributed, under `mpirun -np N` (a build with symflow::mpi), the N processes
+// train one model as Horovod does: process r takes the training examples r, r + N, r + 2N,
+// ... (all with the same count, the few left over are skipped), the gradients are averaged
+// over the processes at every step (DistributedOptimizer), so one step covers N batches of
+// B images, and every process starts from process 0's variables. Process 0 alone prints and
+// writes the checkpoints and the event file.
 
 #include <unistd.h>
 
@@ -19,17 +26,21 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <numeric>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <symflow/data/idx.hpp>
 #include <symflow/io/summary_writer.hpp>  // summary::FileWriter: not in the umbrella
 #include <symflow/symflow.hpp>
 #include <symflow/train/saver.hpp>
+
+#ifdef SYMFLOW_HAVE_MPI
+#include <symflow/distributed/distributed.hpp>
+#endif
 
 #include "test_predictions.hpp"
 
@@ -46,6 +57,7 @@ struct Options {
   std::int64_t seed = 1;
   std::string save;    // checkpoint directory; empty: no checkpoints
   std::string logdir;  // TensorBoard's event files; empty: none
+  bool distributed = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -85,10 +97,18 @@ Options parse(int argc, char** argv) {
       o.save = value(i);
     } else if (a == "--logdir") {
       o.logdir = value(i);
+    } else if (a == "--distributed") {
+#ifndef SYMFLOW_HAVE_MPI
+      throw std::invalid_argument(
+          "--distributed needs MPI, and this fashion_mnist was built without it (no "
+          "symflow::mpi target: install libopenmpi-dev and openmpi-bin, then reconfigure)");
+#endif
+      o.distributed = true;
     } else {
       throw std::invalid_argument("unknown argument " + a +
                                   " (expected --model mlp|cnn, --epochs N, --train-limit K, "
-                                  "--batch B, --data DIR, --seed S, --save DIR, --logdir DIR)");
+                                  "--batch B, --data DIR, --seed S, --save DIR, --logdir DIR, "
+                                  "--distributed)");
     }
   }
   if (o.model != "mlp" && o.model != "cnn")
@@ -181,21 +201,58 @@ class Progress {
   int last_quarter_ = 0;
 };
 
+// This process among the job's: process 0 of 1 without --distributed.
+struct Job {
+  int rank = 0;
+  int size = 1;
+  bool root() const { return rank == 0; }
+};
+
+// Ends every process of the job after an error in one (the others would wait for it in
+// their next allreduce); nothing without --distributed.
+void abort_job([[maybe_unused]] bool distributed) {
+#ifdef SYMFLOW_HAVE_MPI
+  if (distributed && tf::distributed::is_initialized()) MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   using Clock = std::chrono::steady_clock;
   const Options opt = parse(argc, argv);
   const auto start = Clock::now();
+  Job job;
+#ifdef SYMFLOW_HAVE_MPI
+  if (opt.distributed) {
+    tf::distributed::init();
+    job = {tf::distributed::rank(), tf::distributed::size()};
+  }
+#endif
 
   auto train =
       tf::data::load_idx_dataset(opt.data + "/train-images-idx3-ubyte.gz",
                                  opt.data + "/train-labels-idx1-ubyte.gz", opt.train_limit);
   auto test = tf::data::load_idx_dataset(opt.data + "/t10k-images-idx3-ubyte.gz",
                                          opt.data + "/t10k-labels-idx1-ubyte.gz");
-  std::printf("fashion_mnist: model %s, %lld training and %lld test images, batch %lld\n",
-              opt.model.c_str(), static_cast<long long>(train.size()),
-              static_cast<long long>(test.size()), static_cast<long long>(opt.batch));
+  // This process's examples: all of them, or every size-th from its rank on (the same count
+  // in every process, so that they all run the same number of steps).
+  const std::int64_t shard_size = train.size() / job.size;
+  std::vector<std::int64_t> order(static_cast<std::size_t>(shard_size));
+  for (std::int64_t i = 0; i < shard_size; ++i)
+    order[static_cast<std::size_t>(i)] = job.rank + i * job.size;
+  const std::int64_t images_per_epoch = shard_size * job.size;
+  if (job.root()) {
+    std::printf("fashion_mnist: model %s, %lld training and %lld test images, batch %lld\n",
+                opt.model.c_str(), static_cast<long long>(train.size()),
+                static_cast<long long>(test.size()), static_cast<long long>(opt.batch));
+    if (opt.distributed)
+      std::printf(
+          "distributed: %d processes of %lld training images, batch %lld per process "
+          "(%lld per step)\n",
+          job.size, static_cast<long long>(shard_size), static_cast<long long>(opt.batch),
+          static_cast<long long>(opt.batch * job.size));
+  }
 
   tf::set_random_seed(opt.seed);
   auto images = tf::placeholder<float>(tf::Shape{-1, 784}, "images");
@@ -208,10 +265,22 @@ int main(int argc, char** argv) try {
   auto loss = tf::reduce_mean(tf::nn::sparse_softmax_cross_entropy_with_logits(labels, logits), {},
                               false, "loss");
   auto global_step = tf::train::get_or_create_global_step();
-  auto train_op = tf::train::AdamOptimizer({.learning_rate = 1e-3})
-                      .minimize(loss, {.global_step = global_step});
-  std::printf("graph: %zu nodes, %lld trainable parameters\n", tf::get_default_graph().num_nodes(),
-              static_cast<long long>(tf::count_params(tf::trainable_variables())));
+  tf::train::AdamOptimizer adam({.learning_rate = 1e-3});
+  tf::Operation train_op;
+  std::optional<tf::Operation> sync;  // every process takes process 0's initial variables
+  if (opt.distributed) {
+#ifdef SYMFLOW_HAVE_MPI
+    train_op =
+        tf::distributed::DistributedOptimizer(adam).minimize(loss, {.global_step = global_step});
+    sync = tf::distributed::broadcast_global_variables(0);
+#endif
+  } else {
+    train_op = adam.minimize(loss, {.global_step = global_step});
+  }
+  if (job.root())
+    std::printf("graph: %zu nodes, %lld trainable parameters\n",
+                tf::get_default_graph().num_nodes(),
+                static_cast<long long>(tf::count_params(tf::trainable_variables())));
 
   // tf.summary ops and a FileWriter, only when asked for (the graph is otherwise the model
   // alone, as fashion_mnist_restore's checks expect).
@@ -222,16 +291,27 @@ int main(int argc, char** argv) try {
     for (const tf::Variable& v : tf::trainable_variables())
       tf::summary::histogram(v.op().name() + "_weights", v.value());
     summaries = tf::summary::merge_all();
-    writer.emplace(opt.logdir, tf::get_default_graph());
+    if (job.root()) writer.emplace(opt.logdir, tf::get_default_graph());
   }
 
   tf::Session sess;
   sess.run(tf::global_variables_initializer());
+  if (sync) sess.run(*sync);
   std::optional<tf::train::Saver> saver;
   if (!opt.save.empty()) {
-    std::filesystem::create_directories(opt.save);
+    if (job.root()) std::filesystem::create_directories(opt.save);
     saver.emplace(tf::train::SaverOptions{.max_to_keep = 3});
   }
+  // Every process saves alike without --distributed; with it, process 0 writes and the
+  // others wait for its checkpoint.
+  auto save = [&]() -> std::string {
+#ifdef SYMFLOW_HAVE_MPI
+    if (opt.distributed)
+      return tf::distributed::save_on_root(*saver, sess, opt.save + "/model.ckpt",
+                                           sess.run(global_step).scalar<std::int64_t>());
+#endif
+    return saver->save(sess, opt.save + "/model.ckpt", global_step);
+  };
 
   auto evaluate = [&] {
     return example::predict_test_set(test, [&](const tf::Value& batch) {
@@ -240,18 +320,16 @@ int main(int argc, char** argv) try {
   };
 
   std::mt19937_64 rng(static_cast<std::uint64_t>(opt.seed));
-  std::vector<std::int64_t> order(static_cast<std::size_t>(train.size()));
-  std::iota(order.begin(), order.end(), 0);
   example::TestPredictions result;
   std::int64_t step = 0;
   for (int epoch = 1; epoch <= opt.epochs; ++epoch) {
     std::shuffle(order.begin(), order.end(), rng);
     const auto epoch_start = Clock::now();
-    Progress progress(epoch, train.size());
+    Progress progress(epoch, images_per_epoch);
     double loss_sum = 0;
     std::int64_t batches = 0;
-    for (std::int64_t b = 0; b < train.size(); b += opt.batch) {
-      std::int64_t e = std::min(train.size(), b + opt.batch);
+    for (std::int64_t b = 0; b < shard_size; b += opt.batch) {
+      std::int64_t e = std::min(shard_size, b + opt.batch);
       std::vector<tf::Fetch> fetches{loss};
       const bool summarize = writer && step % 100 == 0;
       if (summarize) fetches.emplace_back(*summaries);
@@ -263,16 +341,22 @@ int main(int argc, char** argv) try {
       ++step;
       loss_sum += out[0].data<float>()[0];
       ++batches;
+      if (!job.root()) continue;
       double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-      progress.update(e, loss_sum / static_cast<double>(batches),
-                      static_cast<double>(e) / std::max(seconds, 1e-9));
+      // Images of every process: each ran its batch of this step.
+      progress.update(e * job.size, loss_sum / static_cast<double>(batches),
+                      static_cast<double>(e * job.size) / std::max(seconds, 1e-9));
     }
-    progress.finish();
     double seconds = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+    if (job.root()) progress.finish();
+    // Every process evaluates (their variables are equal), so none waits for process 0.
     result = evaluate();
-    std::printf("epoch %d: loss %.4f, test accuracy %.4f, %.1f s (%.0f img/s)\n", epoch,
-                loss_sum / static_cast<double>(batches), result.accuracy, seconds,
-                static_cast<double>(train.size()) / seconds);
+    if (job.root()) {
+      // The loss is process 0's mean over its own batches.
+      std::printf("epoch %d: loss %.4f, test accuracy %.4f, %.1f s (%.0f img/s)\n", epoch,
+                  loss_sum / static_cast<double>(batches), result.accuracy, seconds,
+                  static_cast<double>(images_per_epoch) / seconds);
+    }
     if (writer) {
       std::string accuracy;
       tf::io::summary_proto::append_simple_value(accuracy, "test_accuracy",
@@ -280,16 +364,25 @@ int main(int argc, char** argv) try {
       writer->add_summary(accuracy, step);
       writer->flush();
     }
-    if (saver)
-      std::printf("saved %s\n", saver->save(sess, opt.save + "/model.ckpt", global_step).c_str());
+    if (saver) {
+      const std::string path = save();
+      if (job.root()) std::printf("saved %s\n", path.c_str());
+    }
   }
-  std::printf("global step: %lld\n",
-              static_cast<long long>(sess.run(global_step).data<std::int64_t>()[0]));
-  std::printf("total time: %.1f s\n", std::chrono::duration<double>(Clock::now() - start).count());
-  std::printf("test predictions crc32c: 0x%08x\n", static_cast<unsigned>(result.crc32c));
-  std::printf("test accuracy: %.4f\n", result.accuracy);
+  if (job.root()) {
+    std::printf("global step: %lld\n",
+                static_cast<long long>(sess.run(global_step).data<std::int64_t>()[0]));
+    std::printf("total time: %.1f s\n",
+                std::chrono::duration<double>(Clock::now() - start).count());
+    std::printf("test predictions crc32c: 0x%08x\n", static_cast<unsigned>(result.crc32c));
+    std::printf("test accuracy: %.4f\n", result.accuracy);
+  }
+#ifdef SYMFLOW_HAVE_MPI
+  if (opt.distributed) tf::distributed::shutdown();
+#endif
   return 0;
 } catch (const std::exception& e) {
   std::cerr << "fashion_mnist error: " << e.what() << "\n";
+  abort_job(std::find(argv + 1, argv + argc, std::string_view("--distributed")) != argv + argc);
   return 1;
 }
