@@ -103,6 +103,23 @@ TEST_CASE("native/conv_epilogue: Conv2D with an epilogue equals the ops one by o
   }
 }
 
+TEST_CASE("native/conv_epilogue: a product of few rows reads b in place, with the same bits") {
+  // The first rows of a 72-row product (b packed) against the same rows alone (9 and 64
+  // rows: b read in place), with a partial last panel (200 columns) and a depth past one
+  // slice (300).
+  const std::int64_t k = 300, n = 200;
+  const auto a = random_floats(static_cast<std::size_t>(72 * k), 8, -1.0f, 1.0f);
+  const auto b = random_floats(static_cast<std::size_t>(k * n), 9, -1.0f, 1.0f);
+  std::vector<float> all(static_cast<std::size_t>(72 * n));
+  cpu::gemm<float>(cpu::SerialRunner{}, a.data(), b.data(), 72, k, n, false, false, all.data());
+  for (const std::int64_t m : {9, 64}) {
+    CAPTURE(m);
+    std::vector<float> few(static_cast<std::size_t>(m * n));
+    cpu::gemm<float>(cpu::SerialRunner{}, a.data(), b.data(), m, k, n, false, false, few.data());
+    CHECK(std::equal(few.begin(), few.end(), all.begin()));
+  }
+}
+
 TEST_CASE("native/conv_epilogue: depthwise convolutions with an epilogue equal the ops") {
   tf::ThreadPool pool(2);
   for (const std::int64_t depth : {8, 16, 24, 128}) {

@@ -130,20 +130,20 @@ void check_max_pool_explicit(const char* data_format) {
 
 }  // namespace
 
-TEST_CASE("thrust conv layouts: depthwise NCHW, SAME and explicit pads, against the CPU") {
+TEST_CASE("thrust/conv_layouts: depthwise NCHW, SAME and explicit pads, against the CPU") {
   check_depthwise_nchw<float>(false);
   check_depthwise_nchw<float>(true);
   check_depthwise_nchw<double>(false);
   check_depthwise_nchw<double>(true);
 }
 
-TEST_CASE("thrust conv layouts: MaxPool and MaxPoolGrad with explicit pads, against the CPU") {
+TEST_CASE("thrust/conv_layouts: MaxPool and MaxPoolGrad with explicit pads, against the CPU") {
   check_max_pool_explicit<float>("NHWC");
   check_max_pool_explicit<float>("NCHW");
   check_max_pool_explicit<double>("NHWC");
 }
 
-TEST_CASE("thrust conv layouts: a pad as large as the window fails on the GPU as on the CPU") {
+TEST_CASE("thrust/conv_layouts: a pad as large as the window fails on the GPU as on the CPU") {
   tf::Graph g;
   auto guard = g.as_default();
   auto y = tf::nn::max_pool(tf::constant(random_value<float>({1, 4, 5, 2}, 6)), {2, 3}, {2, 2},

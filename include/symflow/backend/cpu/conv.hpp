@@ -278,13 +278,14 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
                                          1,
                                          packed.data() + cb * block,
                                          filter_stride};
+              // A tile sums every tap: its registers take the epilogue before the store.
+              const ChannelEpilogue<T>* whole = nullptr;
+              if constexpr (Epilogue::active) whole = &epilogue;
               tl::tile_of<T>(static_cast<int>(std::min<std::int64_t>(tl::kRows, g.out_cols - ow0)),
                              args, out_row + ow0 * g.out_depth + cb * block, g.out_depth,
-                             std::min(block, g.out_depth - cb * block), false);
+                             std::min(block, g.out_depth - cb * block), false, whole, cb * block);
             }
           }
-          if constexpr (Epilogue::active)
-            epilogue(out_row, g.out_cols, g.out_depth, 0, g.out_depth);
         }
       });
 #else

@@ -19,8 +19,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
-#include "symflow/backend/cpu/epilogue.hpp"
 #include "symflow/backend/cpu/register_tile.hpp"
 #include "symflow/backend/kernel_context.hpp"
 #include "symflow/core/buffer_pool.hpp"
@@ -105,6 +105,8 @@ inline constexpr std::int64_t kDepth = 256;
 // Tiles per row block: the block's rows of op(a) (128 x kDepth floats) stay in L2 while
 // the panels of b pass over them.
 inline constexpr std::int64_t kTilesPerRowBlock = 16;
+// Products of at most this many rows read b in place (see tiled).
+inline constexpr std::int64_t kInPlaceRows = 64;
 
 // Whether gemm takes tiled(): not for a matrix-vector product (m == 1), nor one whose
 // n would leave most of a tile's columns empty.
@@ -118,8 +120,8 @@ bool use_tiles(std::int64_t m, std::int64_t n) {
 // them and sweeps row blocks, depth slices, its panels and the tiles of a row block in
 // that order. Tasks split the panels (each keeps its own panels in its core's cache),
 // or the rows when b is a single panel. Every output is the same sum over k, in order,
-// whatever the split. An active `epilogue` (backend/cpu/epilogue.hpp) runs on each row
-// block's columns of a task as soon as their sums are whole, while they are in cache.
+// whatever the split. An active `epilogue` (backend/cpu/epilogue.hpp) is applied by the
+// tiles of the depth's last slice, to their sums in registers, before they are stored.
 template <class T, class Runner, class Epilogue = NoEpilogue>
 void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::int64_t k,
            std::int64_t n, bool transpose_a, bool transpose_b, T* out,
@@ -129,8 +131,19 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
   const std::int64_t panels = (n + block - 1) / block;
   // Slice (k0, p) of the packing starts at k0 * panels * block + p * depth * block.
   const symflow::detail::PooledArray<T> packed(static_cast<std::size_t>(k * panels * block));
+  // A product of few rows reads each slice of b a few times only: packing b would cost
+  // more than it saves (a frozen CNN's late 1x1 convolutions at batch 1: 9 to 36 rows
+  // against 128 x 256 weights). Whole panels are read from b in place there; the
+  // partial last one, whose columns run past b's rows, is still packed.
+  const bool in_place = !transpose_b && m <= kInPlaceRows;
+  auto slice_of = [&](std::int64_t k0, std::int64_t p,
+                      std::int64_t depth) -> std::pair<const T*, std::int64_t> {
+    if (in_place && (p + 1) * block <= n) return {b + k0 * n + p * block, n};
+    return {packed.data() + k0 * panels * block + p * depth * block, block};
+  };
   auto pack = [&](std::int64_t p0, std::int64_t p1) {
     for (std::int64_t p = p0; p < p1; ++p) {
+      if (in_place && (p + 1) * block <= n) continue;
       const std::int64_t c0 = p * block, valid = std::min(block, n - c0);
       for (std::int64_t k0 = 0; k0 < k; k0 += kDepth) {
         const std::int64_t depth = std::min(kDepth, k - k0);
@@ -157,7 +170,7 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
       for (std::int64_t k0 = 0; k0 < k; k0 += kDepth) {
         const std::int64_t depth = std::min(kDepth, k - k0);
         for (std::int64_t p = p0; p < p1; ++p) {
-          const T* slice = packed.data() + k0 * panels * block + p * depth * block;
+          const auto [slice, slice_stride] = slice_of(k0, p, depth);
           const std::int64_t c0 = p * block, valid = std::min(block, n - c0);
           for (std::int64_t t = rb; t < rb_end; ++t) {
             const std::int64_t i0 = t * tl::kRows;
@@ -168,15 +181,15 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
                                        row_step,
                                        depth_step,
                                        slice,
-                                       block};
+                                       slice_stride};
+            // The epilogue goes with the depth's last slice, in the tile's registers.
+            const ChannelEpilogue<T>* last = nullptr;
+            if constexpr (Epilogue::active)
+              if (k0 + depth == k) last = &epilogue;
             tl::tile_of<T>(static_cast<int>(std::min<std::int64_t>(tl::kRows, m - i0)), args,
-                           out + i0 * n + c0, n, valid, k0 > 0);
+                           out + i0 * n + c0, n, valid, k0 > 0, last, c0);
           }
         }
-      }
-      if constexpr (Epilogue::active) {
-        const std::int64_t i0 = rb * tl::kRows, i1 = std::min(m, rb_end * tl::kRows);
-        epilogue(out + i0 * n, i1 - i0, n, p0 * block, std::min(n, p1 * block));
       }
     }
   };

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "symflow/backend/cpu/epilogue.hpp"
+
 namespace symflow::cpu::detail::tiles {
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -85,11 +87,48 @@ inline vec<T> load(const T* p) {
   return v;
 }
 
+// The columns' coefficients of an epilogue, kBlock lanes from `from` (zeros past `valid`,
+// so that a partial block reads nothing past the arrays).
+template <class T>
+inline vec<T> coefficient(const T* from, std::int64_t valid, int v) {
+  if (valid == kBlock<T>) return load(from + v * kLanes<T>);
+  T lanes[kBlock<T>] = {};
+  std::copy_n(from, valid, lanes);
+  return load(lanes + v * kLanes<T>);
+}
+
+// y = act((y - center) * multiplier + offset) on a tile's sums before they are stored:
+// cpu::normalize_rows's arithmetic, in vector registers instead of a pass over memory.
+// Columns [c0, c0 + valid) of `e`.
+template <class T, int Rows>
+void apply_epilogue(vec<T> (&acc)[Rows][kVectors], const ChannelEpilogue<T>& e, std::int64_t c0,
+                    std::int64_t valid) {
+  using V = vec<T>;
+  V center[kVectors], multiplier[kVectors], offset[kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    center[v] = coefficient(e.center + c0, valid, v);
+    multiplier[v] = coefficient(e.multiplier + c0, valid, v);
+    offset[v] = coefficient(e.offset + c0, valid, v);
+  }
+  const V zero{}, six = zero + T{6};
+  for (int r = 0; r < Rows; ++r)
+    for (int v = 0; v < kVectors; ++v) {
+      V y = (acc[r][v] - center[v]) * multiplier[v] + offset[v];
+      // std::max(y, 0) and std::min(y, 6), lane by lane, NaN and -0 included.
+      if (e.activation != EpilogueActivation::none) y = y < zero ? zero : y;
+      if (e.activation == EpilogueActivation::relu6) y = six < y ? six : y;
+      acc[r][v] = y;
+    }
+}
+
 // out[r * out_stride + c] for r < Rows, c < valid_columns; added to what out holds
-// when `accumulate`, else written over it.
+// when `accumulate`, else written over it. With `epilogue`, its columns from
+// `epilogue_column` on are applied to the sums first (the sums must then be whole: the
+// last slice of a product's depth).
 template <class T, int Rows>
 void tile(const TileArgs<T>& a, T* out, std::int64_t out_stride, std::int64_t valid_columns,
-          bool accumulate) {
+          bool accumulate, const ChannelEpilogue<T>* epilogue = nullptr,
+          std::int64_t epilogue_column = 0) {
   using V = vec<T>;
   V acc[Rows][kVectors];
   for (int r = 0; r < Rows; ++r) {
@@ -118,6 +157,7 @@ void tile(const TileArgs<T>& a, T* out, std::int64_t out_stride, std::int64_t va
       }
     }
   }
+  if (epilogue) apply_epilogue<T, Rows>(acc, *epilogue, epilogue_column, valid_columns);
   for (int r = 0; r < Rows; ++r) {
     T* o = out + r * out_stride;
     if (valid_columns == kBlock<T>) {
@@ -134,12 +174,14 @@ void tile(const TileArgs<T>& a, T* out, std::int64_t out_stride, std::int64_t va
 // only the rows that are there.
 template <class T, int Rows = kRows>
 void tile_of(int rows, const TileArgs<T>& a, T* out, std::int64_t out_stride,
-             std::int64_t valid_columns, bool accumulate) {
+             std::int64_t valid_columns, bool accumulate,
+             const ChannelEpilogue<T>* epilogue = nullptr, std::int64_t epilogue_column = 0) {
   if constexpr (Rows > 1) {
     if (rows < Rows)
-      return tile_of<T, Rows - 1>(rows, a, out, out_stride, valid_columns, accumulate);
+      return tile_of<T, Rows - 1>(rows, a, out, out_stride, valid_columns, accumulate, epilogue,
+                                  epilogue_column);
   }
-  tile<T, Rows>(a, out, out_stride, valid_columns, accumulate);
+  tile<T, Rows>(a, out, out_stride, valid_columns, accumulate, epilogue, epilogue_column);
 }
 #undef SYMFLOW_UNROLL
 #undef SYMFLOW_UNROLL_PRAGMA
