@@ -8,9 +8,9 @@
 //   2.5 MB), through symflow's MpiAllreduce node in a Session (allreduce_n: one fused node
 //   and one MPI call, as DistributedOptimizer builds it) against OpenMPI's own MPI_Allreduce
 //   on one 25 MB buffer; for reference, 10 MPI_Allreduce calls of 2.5 MB (no fusion), and
-//   the nonblocking MPI_Iallreduce in place that symflow's engine calls (OpenMPI runs it with
-//   another algorithm than the blocking call's), with the copy of the gradients into the
-//   buffer that an in-place call needs.
+//   the nonblocking MPI_Iallreduce in place that symflow's engine called before it met the
+//   ranks with a barrier first (OpenMPI runs it with another algorithm than the blocking
+//   call's), with the copy of the gradients into the buffer that an in-place call needs.
 // - fashion_mnist_mlp: one epoch of the 784-256-128-10 MLP of bench/symflow_bench.cpp's
 //   epoch (60000 images, SGD), each process on its contiguous share of the shuffled
 //   training set in batches of 64 (N processes: 60000 / N images and batches each, so an

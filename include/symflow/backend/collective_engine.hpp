@@ -23,8 +23,9 @@
 namespace symflow {
 
 // One tensor of a fused collective: its bytes are read from `in` and the result written
-// to `out` (they may be the same). The engine packs the parts into a buffer of its own, so
-// a collective abandoned at its timeout never writes into a tensor afterwards.
+// to `out` (they may be the same). The engine writes `out` only before it returns: a
+// collective abandoned at its timeout works on buffers of the engine's own, and never writes
+// into a tensor afterwards.
 struct CollectivePart {
   const void* in = nullptr;
   void* out = nullptr;

@@ -4,13 +4,17 @@
 // collective ops (ops/collective_ops.hpp) over MPI. Only programs that link the CMake target
 // symflow::mpi (MPI::MPI_CXX) include this header; the core library names no MPI.
 //
-// Every collective is a nonblocking MPI call (MPI_Iallreduce, MPI_Iallgatherv, MPI_Ibcast)
-// polled against a deadline: when the other ranks have not joined it within the timeout
-// (60 s by default; Options::timeout, the environment variable SYMFLOW_MPI_TIMEOUT in
-// seconds, or set_timeout), it raises DeadlineExceededError naming the op, instead of
-// hanging. The ranks are then out of step, so the engine refuses every later collective with
-// AbortedError. MPI errors (the communicator returns them rather than aborting) are
-// UnavailableError.
+// Every collective first meets the other ranks with a nonblocking barrier tested against a
+// deadline: when they have not joined within the timeout (60 s by default; Options::timeout,
+// the environment variable SYMFLOW_MPI_TIMEOUT in seconds, or set_timeout), it raises
+// DeadlineExceededError naming the op, instead of hanging. The ranks are then out of step,
+// so the engine refuses every later collective with AbortedError. Once all have arrived,
+// they exchange what each brings (kind, dtype, byte count, root: a mismatch is
+// InvalidArgumentError on every rank) and the data moves with MPI's blocking calls
+// (MPI_Allreduce, MPI_Allgatherv, MPI_Bcast: OpenMPI's tuned algorithms, faster than its
+// nonblocking ones), through one fusion buffer kept for the job. MPI errors (the
+// communicator returns them rather than aborting) are UnavailableError. Not covered: a rank
+// that dies or stops inside the blocking call itself (mpirun ends a job whose process dies).
 
 // Only MPI's C API is used: leave out the deprecated C++ bindings (and their warnings).
 #ifndef OMPI_SKIP_MPICXX
@@ -96,8 +100,11 @@ class MpiEngine final : public CollectiveEngine {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (!abandoned_.empty()) {
       std::erase_if(abandoned_, [](Abandoned& a) {
-        int done = 0;
-        return MPI_Test(&a.request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0;
+        std::erase_if(a.requests, [](MPI_Request& request) {
+          int done = 0;
+          return MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0;
+        });
+        return a.requests.empty();
       });
       if (abandoned_.empty() || std::chrono::steady_clock::now() > deadline) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -111,19 +118,36 @@ class MpiEngine final : public CollectiveEngine {
     check_usable(node);
     const MPI_Datatype type = mpi_sum_type(dtype, node);
     const std::size_t element = dtype_size(dtype);
-    std::vector<std::byte> buffer = pack(parts);
-    // MPI counts are ints: a buffer past INT_MAX elements goes in several calls.
-    const std::size_t count = buffer.size() / element;
-    constexpr std::size_t kMaxCount = INT_MAX;
-    for (std::size_t at = 0; at < count || (count == 0 && at == 0); at += kMaxCount) {
-      const std::size_t n = std::min(kMaxCount, count - at);
-      MPI_Request request;
-      check(MPI_Iallreduce(MPI_IN_PLACE, buffer.data() + at * element, static_cast<int>(n), type,
-                           MPI_SUM, comm_, &request),
-            "MPI_Iallreduce", node);
-      wait(request, "an allreduce", node, std::move(buffer), {});
-      if (count == 0) break;
+    const std::size_t bytes = total_bytes(parts);
+    if (size_ == 1) return copy_through(parts);
+    const Call call{1, static_cast<std::int64_t>(Kind::allreduce), static_cast<std::int64_t>(dtype),
+                    static_cast<std::int64_t>(bytes), 0};
+    const bool late = meet(call, "an allreduce", node, [&](Abandoned& abandoned) {
+      abandoned.buffer = pack(parts);
+      post_iallreduce(abandoned.buffer.data(), bytes / element, type, element, abandoned.requests,
+                      node);
+    });
+    if (late) {
+      // The ranks that gave up posted their share nonblocking: match it the same way, in a
+      // buffer of the engine's own (this wait may be abandoned too).
+      std::vector<std::byte> buffer = pack(parts);
+      std::vector<MPI_Request> requests;
+      post_iallreduce(buffer.data(), bytes / element, type, element, requests, node);
+      wait_all(requests, "an allreduce", node, buffer);
+      unpack(buffer.data(), parts);
+      return left_behind("an allreduce", node);
     }
+    if (bytes == 0) return;
+    if (parts.size() == 1) {
+      // One tensor: MPI sums straight into the output.
+      const CollectivePart& part = parts.front();
+      allreduce_blocking(part.in == part.out ? MPI_IN_PLACE : part.in, part.out, bytes / element,
+                         type, element, node);
+      return;
+    }
+    std::byte* buffer = fusion_buffer(bytes);
+    pack_into(buffer, parts);
+    allreduce_blocking(MPI_IN_PLACE, buffer, bytes / element, type, element, node);
     unpack(buffer, parts);
   }
 
@@ -135,33 +159,35 @@ class MpiEngine final : public CollectiveEngine {
     if (bytes > static_cast<std::size_t>(INT_MAX))
       throw UnimplementedError("An allgather of more than 2 GiB per rank is not supported",
                                std::string(node));
-    // Every rank's byte count first, then the bytes.
-    std::vector<std::byte> counts_buffer(sizeof(int) * static_cast<std::size_t>(size_));
-    const int my_count = static_cast<int>(bytes);
-    std::memcpy(counts_buffer.data() + sizeof(int) * static_cast<std::size_t>(rank_), &my_count,
-                sizeof(int));
-    MPI_Request request;
-    check(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, counts_buffer.data(), 1, MPI_INT,
-                         comm_, &request),
-          "MPI_Iallgather", node);
-    wait(request, "an allgather", node, std::move(counts_buffer), {});
+    const auto* first = static_cast<const std::byte*>(mine);
+    if (size_ == 1) {
+      if (sizes) sizes->assign(1, bytes);
+      return std::vector<std::byte>(first, first + bytes);
+    }
+    const Call call{1, static_cast<std::int64_t>(Kind::allgather), 0,
+                    static_cast<std::int64_t>(bytes), 0};
+    // A rank that gives up cannot post the data call (it needs every rank's count).
+    if (meet(call, "an allgather", node, [](Abandoned&) {})) {
+      left_behind("an allgather", node);
+      check_usable(node);
+    }
+    // The meeting gave every rank's byte count.
     std::vector<int> counts(static_cast<std::size_t>(size_)), displacements(counts.size());
-    std::memcpy(counts.data(), counts_buffer.data(), counts_buffer.size());
     std::size_t total = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
+      displacements[r] = static_cast<int>(total);
+      counts[r] = static_cast<int>(calls_[r].bytes);
+      total += static_cast<std::size_t>(calls_[r].bytes);
+      // Every rank sees the same counts, so every rank raises this.
       if (total > static_cast<std::size_t>(INT_MAX))
         throw UnimplementedError("An allgather of more than 2 GiB in all is not supported",
                                  std::string(node));
-      displacements[r] = static_cast<int>(total);
-      total += static_cast<std::size_t>(counts[r]);
     }
-    std::vector<std::byte> send(static_cast<const std::byte*>(mine),
-                                static_cast<const std::byte*>(mine) + bytes);
     std::vector<std::byte> received(total);
-    check(MPI_Iallgatherv(send.data(), my_count, MPI_BYTE, received.data(), counts.data(),
-                          displacements.data(), MPI_BYTE, comm_, &request),
-          "MPI_Iallgatherv", node);
-    wait(request, "an allgather", node, std::move(received), std::move(send));
+    if (total > 0)
+      check(MPI_Allgatherv(mine, static_cast<int>(bytes), MPI_BYTE, received.data(), counts.data(),
+                           displacements.data(), MPI_BYTE, comm_),
+            "MPI_Allgatherv", node);
     if (sizes) sizes->assign(counts.begin(), counts.end());
     return received;
   }
@@ -169,24 +195,62 @@ class MpiEngine final : public CollectiveEngine {
   void broadcast(std::span<const CollectivePart> parts, int root, std::string_view node) override {
     std::lock_guard lock(mutex_);
     check_usable(node);
-    std::vector<std::byte> buffer =
-        rank_ == root ? pack(parts) : std::vector<std::byte>(total_bytes(parts));
-    if (buffer.size() > static_cast<std::size_t>(INT_MAX))
+    const std::size_t bytes = total_bytes(parts);
+    if (bytes > static_cast<std::size_t>(INT_MAX))
       throw UnimplementedError("A broadcast of more than 2 GiB is not supported",
                                std::string(node));
-    MPI_Request request;
-    check(
-        MPI_Ibcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, comm_, &request),
-        "MPI_Ibcast", node);
-    wait(request, "a broadcast", node, std::move(buffer), {});
+    if (size_ == 1) return copy_through(parts);
+    const Call call{1, static_cast<std::int64_t>(Kind::broadcast), 0,
+                    static_cast<std::int64_t>(bytes), root};
+    const auto post_ibcast = [&](std::vector<std::byte>& buffer,
+                                 std::vector<MPI_Request>& requests) {
+      if (rank_ == root) buffer = pack(parts);
+      buffer.resize(bytes);
+      if (bytes == 0) return;
+      requests.emplace_back();
+      check(MPI_Ibcast(buffer.data(), static_cast<int>(bytes), MPI_BYTE, root, comm_,
+                       &requests.back()),
+            "MPI_Ibcast", node);
+    };
+    const bool late = meet(call, "a broadcast", node, [&](Abandoned& abandoned) {
+      post_ibcast(abandoned.buffer, abandoned.requests);
+    });
+    if (late) {
+      std::vector<std::byte> buffer;
+      std::vector<MPI_Request> requests;
+      post_ibcast(buffer, requests);
+      wait_all(requests, "a broadcast", node, buffer);
+      unpack(buffer.data(), parts);
+      return left_behind("a broadcast", node);
+    }
+    if (bytes == 0) return;
+    if (parts.size() == 1) {
+      const CollectivePart& part = parts.front();
+      if (rank_ == root && part.in != part.out) std::memcpy(part.out, part.in, bytes);
+      check(MPI_Bcast(part.out, static_cast<int>(bytes), MPI_BYTE, root, comm_), "MPI_Bcast", node);
+      return;
+    }
+    std::byte* buffer = fusion_buffer(bytes);
+    if (rank_ == root) pack_into(buffer, parts);
+    check(MPI_Bcast(buffer, static_cast<int>(bytes), MPI_BYTE, root, comm_), "MPI_Bcast", node);
     unpack(buffer, parts);
   }
 
  private:
-  // A collective given up at its deadline, and the buffers MPI may still write.
+  enum class Kind : std::int64_t { allreduce = 1, allgather = 2, broadcast = 3 };
+  // What a rank brings to a collective, exchanged before the data moves. `joined` is 0 from
+  // a rank that gave up waiting for the others.
+  struct Call {
+    std::int64_t joined = 1, kind = 0, dtype = 0, bytes = 0, root = 0;
+  };
+  static constexpr int kCallWords = sizeof(Call) / sizeof(std::int64_t);
+
+  // The requests of a collective given up at its deadline, and the buffers MPI may still
+  // write.
   struct Abandoned {
-    MPI_Request request;
-    std::vector<std::byte> buffer, other;
+    std::vector<MPI_Request> requests;
+    std::vector<std::byte> buffer;
+    std::vector<Call> calls;
   };
 
   static std::size_t total_bytes(std::span<const CollectivePart> parts) {
@@ -194,22 +258,38 @@ class MpiEngine final : public CollectiveEngine {
     for (const CollectivePart& p : parts) total += p.bytes;
     return total;
   }
-  // The fusion buffer: every part's bytes, one after the other.
+  static void pack_into(std::byte* buffer, std::span<const CollectivePart> parts) {
+    for (const CollectivePart& p : parts) {
+      if (p.bytes) std::memcpy(buffer, p.in, p.bytes);
+      buffer += p.bytes;
+    }
+  }
   static std::vector<std::byte> pack(std::span<const CollectivePart> parts) {
     std::vector<std::byte> buffer(total_bytes(parts));
-    std::size_t at = 0;
-    for (const CollectivePart& p : parts) {
-      if (p.bytes) std::memcpy(buffer.data() + at, p.in, p.bytes);
-      at += p.bytes;
-    }
+    pack_into(buffer.data(), parts);
     return buffer;
   }
-  static void unpack(const std::vector<std::byte>& buffer, std::span<const CollectivePart> parts) {
-    std::size_t at = 0;
+  static void unpack(const std::byte* buffer, std::span<const CollectivePart> parts) {
     for (const CollectivePart& p : parts) {
-      if (p.bytes) std::memcpy(p.out, buffer.data() + at, p.bytes);
-      at += p.bytes;
+      if (p.bytes) std::memcpy(p.out, buffer, p.bytes);
+      buffer += p.bytes;
     }
+  }
+  // One process: every collective is its own input.
+  static void copy_through(std::span<const CollectivePart> parts) {
+    for (const CollectivePart& p : parts)
+      if (p.bytes && p.in != p.out) std::memcpy(p.out, p.in, p.bytes);
+  }
+
+  // The job's fusion buffer, grown to `bytes` when smaller (never cleared: every call
+  // overwrites what it uses).
+  std::byte* fusion_buffer(std::size_t bytes) {
+    if (bytes > fusion_capacity_) {
+      fusion_.reset();
+      fusion_.reset(new std::byte[bytes]);
+      fusion_capacity_ = bytes;
+    }
+    return fusion_.get();
   }
 
   static MPI_Datatype mpi_sum_type(DType dtype, std::string_view node) {
@@ -225,6 +305,31 @@ class MpiEngine final : public CollectiveEngine {
       default:
         throw InvalidArgumentError("An allreduce cannot sum " + std::string(dtype_name(dtype)),
                                    std::string(node));
+    }
+  }
+
+  // MPI counts are ints: a buffer past INT_MAX elements goes in several calls.
+  static constexpr std::size_t kMaxCount = INT_MAX;
+
+  void allreduce_blocking(const void* in, void* out, std::size_t count, MPI_Datatype type,
+                          std::size_t element, std::string_view node) {
+    for (std::size_t at = 0; at < count; at += kMaxCount) {
+      const std::size_t n = std::min(kMaxCount, count - at);
+      const void* send =
+          in == MPI_IN_PLACE ? MPI_IN_PLACE : static_cast<const std::byte*>(in) + at * element;
+      check(MPI_Allreduce(send, static_cast<std::byte*>(out) + at * element, static_cast<int>(n),
+                          type, MPI_SUM, comm_),
+            "MPI_Allreduce", node);
+    }
+  }
+  void post_iallreduce(std::byte* data, std::size_t count, MPI_Datatype type, std::size_t element,
+                       std::vector<MPI_Request>& requests, std::string_view node) {
+    for (std::size_t at = 0; at < count; at += kMaxCount) {
+      const std::size_t n = std::min(kMaxCount, count - at);
+      requests.emplace_back();
+      check(MPI_Iallreduce(MPI_IN_PLACE, data + at * element, static_cast<int>(n), type, MPI_SUM,
+                           comm_, &requests.back()),
+            "MPI_Iallreduce", node);
     }
   }
 
@@ -247,26 +352,35 @@ class MpiEngine final : public CollectiveEngine {
     throw UnavailableError(what, std::string(node));
   }
 
-  // Polls `request` until it completes or the deadline passes. On the deadline the
-  // request and the buffers it uses are kept (MPI may still write them) and the engine is
-  // marked out of step. `buffer` comes back through the reference on success.
-  void wait(MPI_Request& request, std::string_view what, std::string_view node,
-            std::vector<std::byte>&& buffer, std::vector<std::byte>&& other) {
+  // Tests `request` until it completes (true) or the deadline passes (false): a short spin,
+  // since the other ranks often arrive within microseconds, then yielding the core for a
+  // while, then short sleeps, so that a rank waiting for a slower one (its step, a
+  // checkpoint) leaves the core to it on a machine with more processes than cores.
+  bool poll(MPI_Request& request, std::chrono::steady_clock::time_point deadline,
+            std::string_view node) {
+    constexpr int kSpins = 64;
+    constexpr auto kYieldFor = std::chrono::microseconds(200);
     const auto start = std::chrono::steady_clock::now();
-    const auto deadline = start + timeout_;
     for (int polls = 0;; ++polls) {
       int done = 0;
       check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test", node);
-      if (done) return;
-      if (std::chrono::steady_clock::now() >= deadline) break;
-      // Spin first (a step's allreduce usually completes within microseconds), then yield
-      // the core to the other ranks' processes.
-      if (polls > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (done) return true;
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return false;
+      if (polls < kSpins) continue;
+      if (now - start < kYieldFor)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
+  }
+
+  // Marks the engine out of step at the deadline and raises DeadlineExceededError.
+  [[noreturn]] void give_up(std::string_view what, std::string_view node, Abandoned abandoned) {
+    abandoned_.push_back(std::move(abandoned));
     const auto seconds = std::chrono::duration<double>(timeout_).count();
     broken_ = std::string(what) + " of " + std::string(node) + " timed out on rank " +
               std::to_string(rank_);
-    abandoned_.push_back(Abandoned{request, std::move(buffer), std::move(other)});
     throw DeadlineExceededError(
         "The other ranks did not join " + std::string(what) + " within " +
             std::to_string(seconds).substr(0, std::to_string(seconds).find('.') + 2) +
@@ -275,12 +389,117 @@ class MpiEngine final : public CollectiveEngine {
         std::string(node));
   }
 
+  // After a collective the others had given up on: its result is whole (their shares were
+  // posted), but they refuse every later collective, so this rank does too.
+  void left_behind(std::string_view what, std::string_view node) {
+    broken_ = "another rank gave up on " + std::string(what) + " of " + std::string(node) +
+              " at its timeout";
+  }
+
+  // Every collective starts here, before any data moves: a nonblocking barrier tested
+  // against the deadline (a rank that never comes makes the others give up instead of
+  // hanging), then every rank's Call, so that the data moves with the blocking calls (the
+  // fast algorithms) only when every rank runs the same collective in time. A rank that
+  // gives up still posts its Call (joined = 0) and, through `post_abandoned`, its share of
+  // the data nonblocking: a late rank learns from the Calls that it is late and matches that
+  // share with the nonblocking call (true: late), instead of waiting forever in a blocking
+  // one. Leaves the Calls in calls_.
+  template <class PostAbandoned>
+  bool meet(Call call, std::string_view what, std::string_view node,
+            PostAbandoned&& post_abandoned) {
+    MPI_Request arrival;
+    check(MPI_Ibarrier(comm_, &arrival), "MPI_Ibarrier", node);
+    calls_.resize(static_cast<std::size_t>(size_));
+    if (!poll(arrival, std::chrono::steady_clock::now() + timeout_, node)) {
+      Abandoned abandoned{{arrival}, {}, std::vector<Call>(calls_.size())};
+      call.joined = 0;
+      abandoned.calls[static_cast<std::size_t>(rank_)] = call;
+      abandoned.requests.emplace_back();
+      const int code = MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, abandoned.calls.data(),
+                                      kCallWords, MPI_INT64_T, comm_, &abandoned.requests.back());
+      if (code == MPI_SUCCESS) {
+        try {
+          post_abandoned(abandoned);
+        } catch (const Error&) {
+          // An MPI error while giving up: the timeout is still the error to report.
+        }
+      } else {
+        abandoned.requests.pop_back();
+      }
+      give_up(what, node, std::move(abandoned));
+    }
+    calls_[static_cast<std::size_t>(rank_)] = call;
+    MPI_Request exchange;
+    check(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, calls_.data(), kCallWords, MPI_INT64_T,
+                         comm_, &exchange),
+          "MPI_Iallgather", node);
+    // Every rank has arrived, so this completes at once unless a rank died in between.
+    if (!poll(exchange, std::chrono::steady_clock::now() + timeout_, node))
+      give_up(what, node, Abandoned{{exchange}, {}, std::move(calls_)});
+    bool late = false;
+    for (std::size_t r = 0; r < calls_.size(); ++r) {
+      const Call& theirs = calls_[r];
+      late = late || theirs.joined == 0;
+      const bool same =
+          theirs.kind == call.kind && theirs.dtype == call.dtype && theirs.root == call.root &&
+          (call.kind == static_cast<std::int64_t>(Kind::allgather) || theirs.bytes == call.bytes);
+      if (same) continue;
+      const std::string message =
+          "The ranks disagree on this collective: rank " + std::to_string(rank_) + " runs " +
+          describe(call) + ", rank " + std::to_string(r) + " " + describe(theirs) +
+          " (every rank must run the same collectives, on tensors of the same sizes, in the "
+          "same order)";
+      // Every rank sees the same Calls and moves no data: still in step, unless some rank
+      // gave up and posted its data.
+      if (std::any_of(calls_.begin(), calls_.end(), [](const Call& c) { return c.joined == 0; })) {
+        broken_ = message;
+        throw AbortedError(message, std::string(node));
+      }
+      throw InvalidArgumentError(message, std::string(node));
+    }
+    return late;
+  }
+
+  static std::string describe(const Call& call) {
+    switch (static_cast<Kind>(call.kind)) {
+      case Kind::allreduce:
+        return "an allreduce of " + std::to_string(call.bytes) + " bytes of " +
+               std::string(dtype_name(static_cast<DType>(call.dtype)));
+      case Kind::allgather:
+        return "an allgather";
+      case Kind::broadcast:
+        return "a broadcast of " + std::to_string(call.bytes) + " bytes from rank " +
+               std::to_string(call.root);
+    }
+    return "an unknown collective";
+  }
+
+  // Waits for the nonblocking `requests` against the deadline; on it, they and `buffer`
+  // (which MPI may still write) are kept, and the engine is out of step.
+  void wait_all(std::vector<MPI_Request>& requests, std::string_view what, std::string_view node,
+                std::vector<std::byte>& buffer) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout_;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (poll(requests[i], deadline, node)) continue;
+      give_up(what, node,
+              Abandoned{std::vector<MPI_Request>(requests.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 requests.end()),
+                        std::move(buffer),
+                        {}});
+    }
+  }
+
   mutable std::mutex mutex_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::chrono::milliseconds timeout_;
   std::string broken_;  // why the ranks are out of step; empty while they are not
   std::vector<Abandoned> abandoned_;
+  std::vector<Call> calls_;  // every rank's Call to the current collective
+  // Kept for the job, as Horovod's fusion buffer: packing several tensors for one call
+  // neither allocates nor clears memory once it has grown.
+  std::unique_ptr<std::byte[]> fusion_;
+  std::size_t fusion_capacity_ = 0;
 };
 
 namespace detail {

@@ -246,6 +246,39 @@ TEST_CASE("mpi/ops: bad arguments are typed errors that name the culprit") {
   CHECK(sess.run(sum).to_vector<float>() == std::vector<float>{static_cast<float>(size())});
 }
 
+TEST_CASE("mpi/ops: ranks that disagree on a collective fail on every rank and stay in step") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  // Rank 0 sums 2 floats, the others 3: caught before any data moves.
+  auto mismatched =
+      dist::allreduce(tf::constant(tf::Value::from_vector(
+                          std::vector<float>(rank() == 0 ? 2 : 3, 1.0f), {rank() == 0 ? 2 : 3})),
+                      false);
+  tf::Session sess(g);
+  const std::string expected =
+      rank() == 0 ? "rank 0 runs an allreduce of 8 bytes of float32, rank 1 an allreduce of 12 "
+                    "bytes of float32"
+                  : "rank " + std::to_string(rank()) +
+                        " runs an allreduce of 12 bytes of float32, rank 0 an allreduce of 8 "
+                        "bytes of float32";
+  try {
+    sess.run(mismatched);
+    FAIL("the mismatched allreduce ran");
+  } catch (const tf::InvalidArgumentError& e) {
+    CHECK(std::string(e.what()).find("The ranks disagree on this collective") != std::string::npos);
+    CHECK(std::string(e.what()).find(expected) != std::string::npos);
+    CHECK(e.node_name() == "MpiAllreduce");
+  }
+  // Rank 0 broadcasts where the others sum.
+  auto one = tf::constant(tf::Value({1.0f}));
+  auto other_kind = rank() == 0 ? dist::broadcast(one, 0) : dist::allreduce(one, false);
+  CHECK_THROWS_WITH_AS(sess.run(other_kind), doctest::Contains("The ranks disagree"),
+                       tf::InvalidArgumentError);
+  // No data moved, so the ranks are still in step.
+  auto sum = dist::allreduce(one, false);
+  CHECK(sess.run(sum).to_vector<float>() == std::vector<float>{static_cast<float>(size())});
+}
+
 TEST_CASE("mpi/gradients: allreduce, allgather and broadcast") {
   tf::Graph g;
   auto guard = g.as_default();
@@ -464,6 +497,9 @@ TEST_CASE("mpi/timeout: a rank that fails makes the others fail within the timeo
   if (rank() == failing) {
     dist::set_timeout(std::chrono::seconds(20));
     CHECK(sess.run(sum).to_vector<float>() == std::vector<float>{static_cast<float>(size())});
+    // It learned that the others gave up, so it refuses the next collective as they do.
+    CHECK_THROWS_WITH_AS(sess.run(sum), doctest::Contains("another rank gave up"),
+                         tf::AbortedError);
   }
 }
 

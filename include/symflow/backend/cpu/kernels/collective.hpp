@@ -32,20 +32,46 @@ inline std::shared_ptr<CollectiveEngine> require_collective_engine(const KernelC
   return engine;
 }
 
-// MpiAllreduce: every input summed over the ranks, all of them in one transfer.
+// MpiAllreduce: every input summed over the ranks, all of them in one transfer. With several
+// inputs the outputs are views into one block, each at a 64-byte boundary: the inputs are
+// copied in and the engine sums the block in place, so the sums need no copy out of a
+// fusion buffer (the gaps are zeroed, since they are summed too).
 inline void mpi_allreduce_kernel(KernelContext& ctx) {
   auto engine = require_collective_engine(ctx, "MpiAllreduce");
   const DType dtype = ctx.input(0).dtype();
-  std::vector<CollectivePart> parts(ctx.num_inputs());
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i)
+    if (ctx.input(i).dtype() != dtype)
+      ctx.fail("MpiAllreduce's input " + std::to_string(i) + " is " +
+               std::string(dtype_name(ctx.input(i).dtype())) + ", input 0 " +
+               std::string(dtype_name(dtype)));
+  if (engine->size() == 1) {
+    // The sum over one process: each input is its output, as Identity forwards it.
+    for (std::size_t i = 0; i < ctx.num_inputs(); ++i) ctx.set_output(i, ctx.input(i));
+    return;
+  }
+  if (ctx.num_inputs() == 1) {
+    const Value& in = ctx.input(0);
+    Value& out = ctx.allocate_output_for_overwrite(0, dtype, in.dims());
+    const CollectivePart part{in.raw_data(), out.raw_data(), in.nbytes()};
+    engine->allreduce_sum({&part, 1}, dtype, ctx.node_name());
+    return;
+  }
+  constexpr std::size_t kAlign = 64;
+  const auto padded = [](std::size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < ctx.num_inputs(); ++i) total += padded(ctx.input(i).nbytes());
+  std::shared_ptr<void> block = allocate_aligned_for_overwrite(total);
+  auto* at = static_cast<std::byte*>(block.get());
   for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
     const Value& in = ctx.input(i);
-    if (in.dtype() != dtype)
-      ctx.fail("MpiAllreduce's input " + std::to_string(i) + " is " +
-               std::string(dtype_name(in.dtype())) + ", input 0 " + std::string(dtype_name(dtype)));
-    Value& out = ctx.allocate_output_for_overwrite(i, dtype, in.dims());
-    parts[i] = CollectivePart{in.raw_data(), out.raw_data(), in.nbytes()};
+    const std::size_t bytes = in.nbytes();
+    if (bytes > 0) std::memcpy(at, in.raw_data(), bytes);
+    std::memset(at + bytes, 0, padded(bytes) - bytes);
+    ctx.set_output(i, Value::wrap(dtype, in.dims(), at, block));
+    at += padded(bytes);
   }
-  engine->allreduce_sum(parts, dtype, ctx.node_name());
+  const CollectivePart part{block.get(), block.get(), total};
+  engine->allreduce_sum({&part, 1}, dtype, ctx.node_name());
 }
 
 // MpiAllgather: each rank sends a header (its rank and dims) before its bytes, so that
@@ -105,6 +131,10 @@ inline void mpi_broadcast_kernel(KernelContext& ctx) {
   if (root < 0 || root >= engine->size())
     ctx.fail("MpiBroadcast's root_rank " + std::to_string(root) + " is not a rank of the " +
              std::to_string(engine->size()) + " processes");
+  if (engine->size() == 1) {
+    for (std::size_t i = 0; i < ctx.num_inputs(); ++i) ctx.set_output(i, ctx.input(i));
+    return;
+  }
   std::vector<CollectivePart> parts(ctx.num_inputs());
   for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
     const Value& in = ctx.input(i);
