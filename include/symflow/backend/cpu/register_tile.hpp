@@ -87,38 +87,49 @@ inline vec<T> load(const T* p) {
   return v;
 }
 
-// The columns' coefficients of an epilogue, kBlock lanes from `from` (zeros past `valid`,
-// so that a partial block reads nothing past the arrays).
-template <class T>
-inline vec<T> coefficient(const T* from, std::int64_t valid, int v) {
-  if (valid == kBlock<T>) return load(from + v * kLanes<T>);
-  T lanes[kBlock<T>] = {};
-  std::copy_n(from, valid, lanes);
-  return load(lanes + v * kLanes<T>);
-}
-
 // y = act((y - center) * multiplier + offset) on a tile's sums before they are stored:
 // cpu::normalize_rows's arithmetic, in vector registers instead of a pass over memory.
-// Columns [c0, c0 + valid) of `e`.
+// Columns [c0, c0 + valid) of `e`; a partial tile reads its coefficients through a
+// zero-padded copy, so that nothing past the arrays is read. Inlined into the tile, so
+// that its sums stay in registers.
 template <class T, int Rows>
-void apply_epilogue(vec<T> (&acc)[Rows][kVectors], const ChannelEpilogue<T>& e, std::int64_t c0,
-                    std::int64_t valid) {
+[[gnu::always_inline]] inline void apply_epilogue(vec<T> (&acc)[Rows][kVectors],
+                                                  const ChannelEpilogue<T>& e, std::int64_t c0,
+                                                  std::int64_t valid) {
   using V = vec<T>;
+  const T* from[3] = {e.center + c0, e.multiplier + c0, e.offset + c0};
+  T padded[3][kBlock<T>];
+  if (valid < kBlock<T>) {
+    for (int i = 0; i < 3; ++i) {
+      std::fill_n(padded[i], kBlock<T>, T{0});
+      std::copy_n(from[i], valid, padded[i]);
+      from[i] = padded[i];
+    }
+  }
   V center[kVectors], multiplier[kVectors], offset[kVectors];
   for (int v = 0; v < kVectors; ++v) {
-    center[v] = coefficient(e.center + c0, valid, v);
-    multiplier[v] = coefficient(e.multiplier + c0, valid, v);
-    offset[v] = coefficient(e.offset + c0, valid, v);
+    center[v] = load(from[0] + v * kLanes<T>);
+    multiplier[v] = load(from[1] + v * kLanes<T>);
+    offset[v] = load(from[2] + v * kLanes<T>);
   }
   const V zero{}, six = zero + T{6};
-  for (int r = 0; r < Rows; ++r)
-    for (int v = 0; v < kVectors; ++v) {
-      V y = (acc[r][v] - center[v]) * multiplier[v] + offset[v];
-      // std::max(y, 0) and std::min(y, 6), lane by lane, NaN and -0 included.
-      if (e.activation != EpilogueActivation::none) y = y < zero ? zero : y;
-      if (e.activation == EpilogueActivation::relu6) y = six < y ? six : y;
-      acc[r][v] = y;
-    }
+  // std::max(y, 0) and std::min(y, 6), lane by lane, NaN and -0 included.
+  auto normalize = [&](auto activate) {
+    for (int r = 0; r < Rows; ++r)
+      for (int v = 0; v < kVectors; ++v)
+        acc[r][v] = activate((acc[r][v] - center[v]) * multiplier[v] + offset[v]);
+  };
+  switch (e.activation) {
+    case EpilogueActivation::none:
+      return normalize([](V y) { return y; });
+    case EpilogueActivation::relu:
+      return normalize([&](V y) { return y < zero ? zero : y; });
+    case EpilogueActivation::relu6:
+      return normalize([&](V y) {
+        y = y < zero ? zero : y;
+        return six < y ? six : y;
+      });
+  }
 }
 
 // out[r * out_stride + c] for r < Rows, c < valid_columns; added to what out holds
