@@ -32,19 +32,6 @@ using namespace symflow;
 using namespace symflow::test;
 using namespace symflow::test::conv_values;
 
-inline Value gpat(const Dims& dims) { return pattern<float>(dims, 3, 2, 5, 2); }
-
-inline std::vector<std::int64_t> ints(const Output& t, std::string_view attr) {
-  return t.op().get_attr<IntList>(attr).items;
-}
-
-template <class E, class F>
-std::string error_of(F&& f) {
-  auto e = thrown<E>(f);
-  REQUIRE(e);
-  return std::string(e->message());
-}
-
 inline std::vector<float> floats(std::initializer_list<int> v) {
   return std::vector<float>(v.begin(), v.end());
 }

@@ -28,8 +28,6 @@ using namespace symflow;
 using namespace symflow::test;
 using namespace symflow::test::conv_values;
 
-inline Value gpat(const Dims& dims) { return pattern<float>(dims, 3, 2, 5, 2); }
-
 // TF: tf.gradients(conv2d(X[1,4,5,2], W[2,3,2,3], [1,2,1,1], [[0,0],[1,2],[0,3],[0,0]]),
 // [x, w], grad_ys=G[1,3,6,3]).
 const std::vector<float> kInputGrad{
@@ -38,10 +36,6 @@ const std::vector<float> kInputGrad{
 const std::vector<float> kFilterGrad{-7, 3,  8,   15,  -19, -3,  7,   9,   -9, -8,  9,  6,
                                      -7, -1, -5,  4,   9,   -11, -3,  3,   4,  -14, -8, -7,
                                      6,  3,  -10, -12, 13,  13,  -11, -11, 9,  16,  -5, -1};
-
-inline std::vector<std::int64_t> ints(const Output& t, std::string_view attr) {
-  return t.op().get_attr<IntList>(attr).items;
-}
 
 // The ValueError `f` throws (it must throw one).
 template <class F>

@@ -1,15 +1,22 @@
 #pragma once
-// Inputs the convolution tests share: the integer patterns their TensorFlow values were
-// computed from (element i of a pattern is (i * a + b) % m - off), and seeded uniform
-// values in [-1, 1).
+// What the convolution tests share: the integer patterns their TensorFlow values were
+// computed from (element i of a pattern is (i * a + b) % m - off), seeded uniform values in
+// [-1, 1), and the readers of a node's int-list attrs and of an error's message.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include <symflow/core/value.hpp>
+#include <symflow/graph/graph.hpp>
+
+#include "../test_util.hpp"
 
 namespace symflow::test::conv_values {
 
@@ -30,6 +37,21 @@ Value xpat(const Dims& dims) {
 template <class T = float>
 Value wpat(const Dims& dims) {
   return pattern<T>(dims, 5, 1, 7, 3);
+}
+// The pattern of the gradients fed to the backprop ops.
+inline Value gpat(const Dims& dims) { return pattern<float>(dims, 3, 2, 5, 2); }
+
+// The int-list attr `attr` of t's op (strides, explicit_paddings, ...).
+inline std::vector<std::int64_t> ints(const Output& t, std::string_view attr) {
+  return t.op().get_attr<IntList>(attr).items;
+}
+
+// The message of the E that f throws; fails the test when f throws none.
+template <class E, class F>
+std::string error_of(F&& f) {
+  auto e = symflow::test::thrown<E>(f);
+  REQUIRE(e);
+  return std::string(e->message());
 }
 
 template <class T>

@@ -32,17 +32,6 @@ Value gpat(const Dims& dims) {
   return pattern<T>(dims, 3, 2, 5, 2);
 }
 
-inline std::vector<std::int64_t> ints(const Output& t, std::string_view attr) {
-  return t.op().get_attr<IntList>(attr).items;
-}
-
-template <class E, class F>
-std::string error_of(F&& f) {
-  auto e = thrown<E>(f);
-  REQUIRE(e);
-  return std::string(e->message());
-}
-
 // TF: tf.gradients(max_pool(X[1,4,5,2], [2,3], [2,2], [[0,0],[1,1],[2,1],[0,0]]), x,
 // grad_ys=G[1,3,3,2]).
 const std::vector<float> kInputGrad{0, -3, 0, 0,  3, 0, 0, 0, 0, 0, -2, 0, -1, 0,
