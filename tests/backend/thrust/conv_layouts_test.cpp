@@ -29,40 +29,6 @@ using namespace tf::test::gpu;
 namespace {
 
 template <class T>
-tf::Value random_value(const tf::Dims& dims, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<T> v(static_cast<std::size_t>(tf::num_elements(dims)));
-  for (T& x : v) x = static_cast<T>(u(gen));
-  return tf::Value::from_vector(v, dims);
-}
-
-tf::Output int32_vector(const tf::Dims& dims) {
-  std::vector<std::int32_t> v(dims.begin(), dims.end());
-  return tf::constant(tf::Value::from_vector(v, {static_cast<std::int64_t>(v.size())}));
-}
-
-// GPU value `got` against CPU value `want`: exact when tol is 0, else
-// |got - want| <= tol * (1 + |want|) everywhere.
-template <class T>
-void check_near(const tf::Value& got, const tf::Value& want, double tol) {
-  REQUIRE(got.dtype() == want.dtype());
-  REQUIRE(got.dims() == want.dims());
-  if (tol == 0.0) {
-    CHECK(got == want);
-    return;
-  }
-  const std::vector<T> a = got.to_vector<T>(), b = want.to_vector<T>();
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double err = std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) /
-                       (1.0 + std::abs(static_cast<double>(b[i])));
-    if (!(err <= tol)) ++bad;
-  }
-  CHECK(bad == 0);
-}
-
-template <class T>
 void compare(const tf::Graph& g, const tf::Output& out, double tol) {
   CAPTURE(out.op().type());
   const GpuAndCpu v = run_on_gpu_and_cpu(g, {out});

@@ -47,50 +47,6 @@ double conv_tol() {
   return sizeof(T) == 4 ? 2e-5 : 1e-12;
 }
 
-// Uniform values in [lo, hi), or multiples of 0.5 in [0, 2) (many ties) when `ties`.
-template <class T>
-tf::Value random_value(const tf::Dims& dims, unsigned seed, double lo = -1.0, double hi = 1.0,
-                       bool ties = false) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<T> v(static_cast<std::size_t>(tf::num_elements(dims)));
-  for (T& x : v)
-    x = ties ? static_cast<T>(static_cast<int>(gen() % 4) * 0.5) : static_cast<T>(u(gen));
-  return tf::Value::from_vector(v, dims);
-}
-
-tf::Output int32_vector(const tf::Dims& dims) {
-  std::vector<std::int32_t> v(dims.begin(), dims.end());
-  return tf::constant(tf::Value::from_vector(v, {static_cast<std::int64_t>(v.size())}));
-}
-
-// GPU value `got` against CPU value `want`: exact when tol is 0 (same bytes), else
-// |got - want| <= tol * (1 + |want|) everywhere.
-template <class T>
-void check_near(const tf::Value& got, const tf::Value& want, double tol) {
-  REQUIRE(got.dtype() == want.dtype());
-  REQUIRE(got.dims() == want.dims());
-  if (tol == 0.0) {
-    CHECK(got == want);
-    return;
-  }
-  const std::vector<T> a = got.to_vector<T>(), b = want.to_vector<T>();
-  std::size_t bad = 0, first_bad = a.size();
-  double worst = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double err = std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) /
-                       (1.0 + std::abs(static_cast<double>(b[i])));
-    if (!(err <= tol)) {
-      ++bad;
-      if (first_bad == a.size()) first_bad = i;
-    }
-    worst = std::max(worst, err);
-  }
-  CAPTURE(first_bad);
-  CAPTURE(worst);
-  CHECK(bad == 0);
-}
-
 // Runs `out` in a default session and a CPU-only one, checks where its op ran in each,
 // and compares the values.
 template <class T>

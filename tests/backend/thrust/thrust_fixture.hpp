@@ -1,10 +1,15 @@
 #pragma once
 // What the Thrust backend's tests share: the two devices' names, a session
 // configuration that hides the GPU, a graph's values computed with and without the GPU,
-// and the check that a failing op fails on the GPU as on the CPU.
+// the check that a failing op fails on the GPU as on the CPU, random inputs, and the
+// comparison of a GPU value with the CPU's.
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -79,6 +84,50 @@ inline void check_same_error(const Output& fetch, const std::string& expected,
   const std::string on_cpu = run_error(cpu, fetch, feeds);
   CHECK(on_gpu == on_cpu);
   CHECK(on_gpu.find(expected) != std::string::npos);
+}
+
+// Uniform values in [lo, hi), or multiples of 0.5 in [0, 2) (many ties) when `ties`.
+template <class T>
+Value random_value(const Dims& dims, unsigned seed, double lo = -1.0, double hi = 1.0,
+                   bool ties = false) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<T> v(static_cast<std::size_t>(num_elements(dims)));
+  for (T& x : v)
+    x = ties ? static_cast<T>(static_cast<int>(gen() % 4) * 0.5) : static_cast<T>(u(gen));
+  return Value::from_vector(v, dims);
+}
+
+Output int32_vector(const Dims& dims) {
+  std::vector<std::int32_t> v(dims.begin(), dims.end());
+  return constant(Value::from_vector(v, {static_cast<std::int64_t>(v.size())}));
+}
+
+// GPU value `got` against CPU value `want`: exact when tol is 0 (same bytes), else
+// |got - want| <= tol * (1 + |want|) everywhere.
+template <class T>
+void check_near(const Value& got, const Value& want, double tol) {
+  REQUIRE(got.dtype() == want.dtype());
+  REQUIRE(got.dims() == want.dims());
+  if (tol == 0.0) {
+    CHECK(got == want);
+    return;
+  }
+  const std::vector<T> a = got.to_vector<T>(), b = want.to_vector<T>();
+  std::size_t bad = 0, first_bad = a.size();
+  double worst = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double err = std::abs(static_cast<double>(a[i]) - static_cast<double>(b[i])) /
+                       (1.0 + std::abs(static_cast<double>(b[i])));
+    if (!(err <= tol)) {
+      ++bad;
+      if (first_bad == a.size()) first_bad = i;
+    }
+    worst = std::max(worst, err);
+  }
+  CAPTURE(first_bad);
+  CAPTURE(worst);
+  CHECK(bad == 0);
 }
 
 }  // namespace symflow::test::gpu
