@@ -124,23 +124,28 @@ TEST_CASE("native/conv_epilogue: depthwise convolutions with an epilogue equal t
   tf::ThreadPool pool(2);
   for (const std::int64_t depth : {8, 16, 24, 128}) {
     for (const std::int64_t multiplier : {1, 2}) {
-      CAPTURE(depth);
-      CAPTURE(multiplier);
-      const std::int64_t in[4] = {3, 14, 13, depth}, filter[4] = {3, 3, depth, multiplier};
-      const cpu::DepthwiseConv2DGeometry g =
-          cpu::depthwise_conv2d_geometry(in, filter, 1, 1, 1, 1, cpu::Padding::same);
-      const auto x = random_floats(static_cast<std::size_t>(3 * 14 * 13 * depth), 6, -2.0f, 2.0f);
-      const auto w =
-          random_floats(static_cast<std::size_t>(9 * depth * multiplier), 7, -0.5f, 0.5f);
-      const Coefficients k(g.out_depth());
-      const auto size = static_cast<std::size_t>(g.batch * g.out_rows * g.out_cols * g.out_depth());
-      std::vector<float> plain(size), fused(size);
-      cpu::depthwise_conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(),
-                                           plain.data());
-      k.unfused(plain, g.out_depth(), false);
-      cpu::depthwise_conv2d_forward<float>(PoolRunner{&pool}, g, x.data(), w.data(), fused.data(),
-                                           k.epilogue(cpu::EpilogueActivation::none));
-      CHECK(fused == plain);
+      for (const std::int64_t stride : {1, 2}) {
+        CAPTURE(depth);
+        CAPTURE(multiplier);
+        CAPTURE(stride);
+        const std::int64_t in[4] = {3, 14, 13, depth}, filter[4] = {3, 3, depth, multiplier};
+        const cpu::DepthwiseConv2DGeometry g =
+            cpu::depthwise_conv2d_geometry(in, filter, stride, stride, 1, 1,
+                                           stride == 1 ? cpu::Padding::same : cpu::Padding::valid);
+        const auto x = random_floats(static_cast<std::size_t>(3 * 14 * 13 * depth), 6, -2.0f, 2.0f);
+        const auto w =
+            random_floats(static_cast<std::size_t>(9 * depth * multiplier), 7, -0.5f, 0.5f);
+        const Coefficients k(g.out_depth());
+        const auto size =
+            static_cast<std::size_t>(g.batch * g.out_rows * g.out_cols * g.out_depth());
+        std::vector<float> plain(size), fused(size);
+        cpu::depthwise_conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(),
+                                             plain.data());
+        k.unfused(plain, g.out_depth(), false);
+        cpu::depthwise_conv2d_forward<float>(PoolRunner{&pool}, g, x.data(), w.data(), fused.data(),
+                                             k.epilogue(cpu::EpilogueActivation::none));
+        CHECK(fused == plain);
+      }
     }
   }
 }
