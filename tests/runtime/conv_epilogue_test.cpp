@@ -194,7 +194,6 @@ TEST_CASE("runtime/conv_epilogue: nothing is fused across what a run fetches or 
   }
   SUBCASE("the convolution's output fed: the batch norm reads the feed") {
     const tf::Plan plan = cpu_plan(g, {y}, {conv});
-    CHECK(plan.steps.size() < 12);
     bool any_passes = false;
     for (const tf::PlanStep& s : plan.steps)
       any_passes = any_passes || s.kernel == &tf::conv_epilogue::pass_through_kernel;

@@ -12,13 +12,13 @@
 
 namespace symflow::conv_epilogue {
 
-// The batch norm's scale, offset, mean and variance (float32 [channels] tensors, the
-// values of Consts), its epsilon, and the activation: "", "Relu" or "Relu6".
-inline constexpr std::string_view kScale = "_epilogue_scale";
+// The batch norm's per-channel coefficients, y = (x - center) * multiplier + offset, as
+// float32 [channels] tensors the plan computes once from the Consts (the batch norm
+// kernel's rounding: in double, then to float), and the activation: "", "Relu" or
+// "Relu6".
+inline constexpr std::string_view kCenter = "_epilogue_center";
+inline constexpr std::string_view kMultiplier = "_epilogue_multiplier";
 inline constexpr std::string_view kOffset = "_epilogue_offset";
-inline constexpr std::string_view kMean = "_epilogue_mean";
-inline constexpr std::string_view kVariance = "_epilogue_variance";
-inline constexpr std::string_view kEpsilon = "_epilogue_epsilon";
 inline constexpr std::string_view kActivation = "_epilogue_activation";
 
 // An absorbed op's kernel: the convolution already wrote the op's value into its input,

@@ -22,16 +22,33 @@
 #include "symflow/backend/backend.hpp"
 #include "symflow/backend/conv_epilogue.hpp"
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/ops/defs/batch_norm_coefficients.hpp"
 
 namespace symflow::detail {
 
 // One chain found: the convolution's step and what its planned node gets.
 struct ConvEpilogue {
   std::size_t conv_step = 0;
-  Value scale, offset, mean, variance;
-  double epsilon = 0;
-  std::string activation;  // "", "Relu" or "Relu6"
+  Value center, multiplier, offset;  // float32 [channels]
+  std::string activation;            // "", "Relu" or "Relu6"
 };
+
+// The coefficients of an inference batch norm of Consts, once for the plan: what the
+// FusedBatchNorm kernel computes in each run (in double, rounded to float).
+inline ConvEpilogue inference_coefficients(std::size_t conv_step, const Value& scale,
+                                           const Value& offset, const Value& mean,
+                                           const Value& variance, double epsilon) {
+  const std::int64_t channels = scale.size();
+  ConvEpilogue e{conv_step, Value(DType::float32, {channels}), Value(DType::float32, {channels}),
+                 Value(DType::float32, {channels}), ""};
+  for (std::int64_t c = 0; c < channels; ++c) {
+    e.center.data<float>()[c] = mean.data<float>()[c];
+    e.multiplier.data<float>()[c] = static_cast<float>(
+        batch_norm_multiplier(scale.data<float>()[c], variance.data<float>()[c], epsilon));
+    e.offset.data<float>()[c] = offset.data<float>()[c];
+  }
+  return e;
+}
 
 // What find_conv_epilogues reads of a plan in the making.
 struct ConvEpiloguePlan {
@@ -154,8 +171,8 @@ inline std::vector<ConvEpilogue> find_conv_epilogues(const GraphState& g, const 
                  params[i].size() == channels;
     }
     if (!constant) continue;
-    ConvEpilogue e{s, params[0], params[1], params[2], params[3], std::get<double>(eps->second),
-                   ""};
+    ConvEpilogue e = inference_coefficients(s, params[0], params[1], params[2], params[3],
+                                            std::get<double>(eps->second));
     kernel_of_step[s] = fused_kernel;
     kernel_of_step[b] = &conv_epilogue::pass_through_kernel;
     if (const std::int64_t act_step = only_reader(b, 0); act_step >= 0) {
@@ -177,11 +194,9 @@ template <class PlannedNodes>
 void attach_conv_epilogues(PlannedNodes& nodes, const std::vector<ConvEpilogue>& chains) {
   for (const ConvEpilogue& e : chains) {
     AttrMap& attrs = nodes[e.conv_step].attrs;
-    attrs.insert_or_assign(std::string(conv_epilogue::kScale), e.scale);
+    attrs.insert_or_assign(std::string(conv_epilogue::kCenter), e.center);
+    attrs.insert_or_assign(std::string(conv_epilogue::kMultiplier), e.multiplier);
     attrs.insert_or_assign(std::string(conv_epilogue::kOffset), e.offset);
-    attrs.insert_or_assign(std::string(conv_epilogue::kMean), e.mean);
-    attrs.insert_or_assign(std::string(conv_epilogue::kVariance), e.variance);
-    attrs.insert_or_assign(std::string(conv_epilogue::kEpsilon), e.epsilon);
     attrs.insert_or_assign(std::string(conv_epilogue::kActivation), e.activation);
   }
 }

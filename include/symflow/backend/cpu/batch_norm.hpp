@@ -27,6 +27,7 @@
 
 #include "symflow/core/host_device.hpp"
 #include "symflow/core/shape.hpp"
+#include "symflow/ops/defs/batch_norm_coefficients.hpp"
 
 namespace symflow::cpu::batch_norm {
 
@@ -128,7 +129,7 @@ struct ForwardChannel {
       batch_variance[c] = saved_variance[c] = variance[c];
     }
     k[0] = center;
-    k[1] = static_cast<double>(scale[c]) / std::sqrt(spread + attrs.epsilon);
+    k[1] = batch_norm_multiplier(static_cast<double>(scale[c]), spread, attrs.epsilon);
     k[2] = static_cast<double>(offset[c]);
   }
 };
