@@ -10,10 +10,10 @@
 // element (the batch norm's is one function both call), so a fused chain gives the same
 // bits as the three ops.
 
-#include <Eigen/Core>
-
 #include <algorithm>
 #include <cstdint>
+
+#include "symflow/backend/cpu/vector_extensions.hpp"
 
 namespace symflow::cpu {
 
@@ -21,51 +21,44 @@ enum class EpilogueActivation : std::uint8_t { none, relu, relu6 };
 
 namespace detail {
 
-// Activations as the Relu and Relu6 kernels compute them: std::max(y, 0) and
-// std::min(std::max(y, 0), 6). Eigen's max and min are the same element by element, NaN
-// and -0 included (its packets order their operands for that).
-template <EpilogueActivation A, class T>
-T activate(T y) {
-  if constexpr (A == EpilogueActivation::relu) return std::max(y, T{0});
-  if constexpr (A == EpilogueActivation::relu6) return std::min(std::max(y, T{0}), T{6});
+// act((x - center) * multiplier + offset) for a scalar T or a simd::vec<T>: every loop
+// below and the register tiles call this one expression, so that a compiler contracting
+// it into an FMA (Clang within an expression, g++ anywhere, where the target has FMA) does
+// so for all of them or none. The activations compare as std::max(y, 0) and
+// std::min(y, 6) do (the Relu and Relu6 kernels), NaN and -0 included, lane by lane.
+template <EpilogueActivation A, class V>
+[[gnu::always_inline]] inline V normalize(V x, V center, V multiplier, V offset) {
+  V y = (x - center) * multiplier + offset;
+  if constexpr (A != EpilogueActivation::none) {
+    const V zero{}, six = zero + 6;
+    y = y < zero ? zero : y;
+    if constexpr (A == EpilogueActivation::relu6) y = six < y ? six : y;
+  }
   return y;
-}
-template <EpilogueActivation A, class Block>
-auto activate_block(const Block& y) {
-  using T = typename Block::Scalar;
-  if constexpr (A == EpilogueActivation::relu) return Block(y.max(T{0}));
-  if constexpr (A == EpilogueActivation::relu6) return Block(y.max(T{0}).min(T{6}));
-  if constexpr (A == EpilogueActivation::none) return y;
-}
-
-// y[j] = act((x[j] - center[j]) * multiplier[j] + offset[j]) for j < W, in registers.
-template <EpilogueActivation A, class T, int W>
-[[gnu::always_inline]] inline void normalize_block(const T* x, const T* center, const T* multiplier,
-                                                   const T* offset, T* y) {
-  using Block = Eigen::Array<T, W, 1>;
-  const Block v = (Eigen::Map<const Block>(x) - Eigen::Map<const Block>(center)) *
-                      Eigen::Map<const Block>(multiplier) +
-                  Eigen::Map<const Block>(offset);
-  Eigen::Map<Block> out(y);
-  out = activate_block<A>(v);
 }
 
 template <EpilogueActivation A, class T>
 void normalize_rows(const T* x, std::int64_t x_stride, T* y, std::int64_t y_stride,
                     std::int64_t rows, const T* center, const T* multiplier, const T* offset,
                     std::int64_t n) {
-  constexpr int kWide = static_cast<int>(64 / sizeof(T));  // an AVX-512 register
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * x_stride;
     T* yr = y + r * y_stride;
     std::int64_t c = 0;
-    for (; c + kWide <= n; c += kWide)
-      normalize_block<A, T, kWide>(xr + c, center + c, multiplier + c, offset + c, yr + c);
-    if (c + kWide / 2 <= n) {
-      normalize_block<A, T, kWide / 2>(xr + c, center + c, multiplier + c, offset + c, yr + c);
-      c += kWide / 2;
-    }
-    for (; c < n; ++c) yr[c] = activate<A>((xr[c] - center[c]) * multiplier[c] + offset[c]);
+#if SYMFLOW_CPU_VECTOR_EXTENSIONS
+    // Whole registers, then SSE2's 16 bytes: rows of 8 or 24 channels are common.
+    const auto vectors = [&]<std::int64_t Bytes>() {
+      constexpr std::int64_t lanes = Bytes / static_cast<std::int64_t>(sizeof(T));
+      using simd::load;
+      for (; c + lanes <= n; c += lanes)
+        simd::store(yr + c,
+                    normalize<A>(load<T, Bytes>(xr + c), load<T, Bytes>(center + c),
+                                 load<T, Bytes>(multiplier + c), load<T, Bytes>(offset + c)));
+    };
+    vectors.template operator()<simd::kVectorBytes>();
+    if constexpr (simd::kVectorBytes > 16) vectors.template operator()<16>();
+#endif
+    for (; c < n; ++c) yr[c] = normalize<A>(xr[c], center[c], multiplier[c], offset[c]);
   }
 }
 
@@ -74,8 +67,7 @@ void normalize_rows(const T* x, std::int64_t x_stride, T* y, std::int64_t y_stri
 // Rows of channels: y[r][c] = act((x[r][c] - center[c]) * multiplier[c] + offset[c]) for
 // c < n (y may be x): the inference batch norm and its activation, for FusedBatchNorm's own
 // kernel (kernels/nn.hpp) and for a convolution's epilogue alike, so that both give the
-// same bits. Fixed-size blocks of Eigen packets: GCC's -O2 vectorises no loop of unknown
-// length, and Eigen's dynamic loops cost more than the work at 8 or 16 channels.
+// same bits.
 template <class T>
 void normalize_rows(const T* x, std::int64_t x_stride, T* y, std::int64_t y_stride,
                     std::int64_t rows, const T* center, const T* multiplier, const T* offset,

@@ -20,22 +20,13 @@
 #include <cstring>
 
 #include "symflow/backend/cpu/epilogue.hpp"
+#include "symflow/backend/cpu/vector_extensions.hpp"
 
 namespace symflow::cpu::detail::tiles {
 
-#if defined(__GNUC__) || defined(__clang__)
-inline constexpr bool kAvailable = true;
-#else
-inline constexpr bool kAvailable = false;
-#endif
-
-#if defined(__AVX512F__)
-inline constexpr std::int64_t kVectorBytes = 64;
-#elif defined(__AVX__)
-inline constexpr std::int64_t kVectorBytes = 32;
-#else
-inline constexpr std::int64_t kVectorBytes = 16;
-#endif
+using simd::kAvailable;
+using simd::kLanes;
+using simd::kVectorBytes;
 
 // Rows of a full tile, x kVectors vectors of columns. With the two w vectors and a
 // broadcast: 19 of AVX-512's 32 vector registers, 15 of the 16 that SSE2 and AVX have.
@@ -46,8 +37,6 @@ inline constexpr int kRows = 6;
 #endif
 inline constexpr int kVectors = 2;
 
-template <class T>
-inline constexpr std::int64_t kLanes = kVectorBytes / static_cast<std::int64_t>(sizeof(T));
 // Output columns per tile.
 template <class T>
 inline constexpr std::int64_t kBlock = kVectors* kLanes<T>;
@@ -63,7 +52,7 @@ struct TileArgs {
   std::int64_t w_stride;
 };
 
-#if defined(__GNUC__) || defined(__clang__)
+#if SYMFLOW_CPU_VECTOR_EXTENSIONS
 // The tile's loops unrolled in full keep its accumulators in registers. (nvcc's front
 // end, which only parses this header in the CUDA backend, does not know the pragma.)
 #if defined(__CUDACC__)
@@ -73,19 +62,8 @@ struct TileArgs {
 #define SYMFLOW_UNROLL(n) SYMFLOW_UNROLL_PRAGMA(GCC unroll n)
 #endif
 
-template <class T>
-struct Vector {
-  typedef T type __attribute__((vector_size(kVectorBytes)));
-};
-template <class T>
-using vec = typename Vector<T>::type;
-
-template <class T>
-inline vec<T> load(const T* p) {
-  vec<T> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
+using simd::load;
+using simd::vec;
 
 // y = act((y - center) * multiplier + offset) on a tile's sums before they are stored:
 // cpu::normalize_rows's arithmetic, in vector registers instead of a pass over memory.
@@ -112,23 +90,18 @@ template <class T, int Rows>
     multiplier[v] = load(from[1] + v * kLanes<T>);
     offset[v] = load(from[2] + v * kLanes<T>);
   }
-  const V zero{}, six = zero + T{6};
-  // std::max(y, 0) and std::min(y, 6), lane by lane, NaN and -0 included.
-  auto normalize = [&](auto activate) {
+  auto normalize = [&]<EpilogueActivation A>() {
     for (int r = 0; r < Rows; ++r)
       for (int v = 0; v < kVectors; ++v)
-        acc[r][v] = activate((acc[r][v] - center[v]) * multiplier[v] + offset[v]);
+        acc[r][v] = detail::normalize<A>(acc[r][v], center[v], multiplier[v], offset[v]);
   };
   switch (e.activation) {
     case EpilogueActivation::none:
-      return normalize([](V y) { return y; });
+      return normalize.template operator()<EpilogueActivation::none>();
     case EpilogueActivation::relu:
-      return normalize([&](V y) { return y < zero ? zero : y; });
+      return normalize.template operator()<EpilogueActivation::relu>();
     case EpilogueActivation::relu6:
-      return normalize([&](V y) {
-        y = y < zero ? zero : y;
-        return six < y ? six : y;
-      });
+      return normalize.template operator()<EpilogueActivation::relu6>();
   }
 }
 
