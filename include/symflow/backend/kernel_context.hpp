@@ -4,6 +4,7 @@
 // Kernels never see the graph.
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -36,6 +37,9 @@ class KernelContext {
     ThreadPool* intra_op = nullptr;    // the session's intra-op threads; null: this thread only
     const Backend* backend = nullptr;  // the node's device; null: the host
     StepResources* step = nullptr;     // this run's TensorArrays and stacks
+    // The inputs again, writable, where the caller lets a kernel take a buffer it holds
+    // the only handle to (the executor's arguments); empty: never.
+    std::span<Value> forwardable_inputs;
   };
   KernelContext(const std::string& node_name, const AttrMap& attrs, std::span<const Value> inputs,
                 std::span<Value> outputs, Session session)
@@ -130,6 +134,28 @@ class KernelContext {
                       : Value::for_overwrite(dtype, std::move(dims));
     return outputs_[i];
   }
+  // Output i in the buffer of the first of `inputs` that the kernel may write over: one of
+  // `dtype` and `dims`, in host memory, aligned as a new buffer, whose only handle is the
+  // kernel's argument (TensorFlow's forward_input_or_allocate_output). Else a new buffer,
+  // as allocate_output_for_overwrite. An elementwise kernel then writes in place, and a
+  // chain of small ops allocates nothing. A forwarded input reads as None afterwards:
+  // the kernel takes what it needs of it first.
+  Value& forward_input_or_allocate_output(std::initializer_list<std::size_t> inputs, std::size_t i,
+                                          DType dtype, const Dims& dims) {
+    for (std::size_t k : inputs) {
+      if (k >= session_.forwardable_inputs.size()) continue;
+      Value& in = session_.forwardable_inputs[k];
+      if (in.buffer_owners() == 1 && in.dtype() == dtype &&
+          in.memory_space() == MemorySpace::host &&
+          reinterpret_cast<std::uintptr_t>(in.raw_data()) % kForwardAlignment == 0 &&
+          in.dims() == dims) {
+        outputs_[i] = std::move(in);
+        return outputs_[i];
+      }
+    }
+    return allocate_output_for_overwrite(i, dtype, dims);
+  }
+
   // The backend of the node's device (null: the host, outside a session).
   const Backend* backend() const { return session_.backend; }
   void set_output(std::size_t i, Value v) { outputs_[i] = std::move(v); }
@@ -140,6 +166,10 @@ class KernelContext {
   }
 
  private:
+  // A new host buffer's alignment, which kernels may count on.
+  static constexpr auto kForwardAlignment =
+      static_cast<std::uintptr_t>(detail::BufferPool::kAlignment);
+
   const std::string& node_name_;
   const AttrMap& attrs_;
   std::span<const Value> inputs_;

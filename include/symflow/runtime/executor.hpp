@@ -270,8 +270,8 @@ class Run {
       if (args[i].memory_space() != space)
         args[i] = devices_.moved_to(std::move(args[i]), s.device);
     }
-    // On several threads, before the kernel: a kernel that holds the only handle to an
-    // input's buffer may write its output there.
+    // On several threads, before the kernel: a slot is let go as soon as its last reader
+    // holds its own handle.
     if (threaded_) count_down_inputs(s);
     call_kernel(s, step, args, buf);
     if (!threaded_)
@@ -296,6 +296,12 @@ class Run {
                          : scratch_.args.data() + s.output_argument;
     std::shared_ptr<VariableSlot>* ref_outputs = slots_.refs.data() + s.first_output;
     NodeStateSlot* state = s.stateful ? &session_.node_state[s.node] : nullptr;
+    // The kernel may write over an argument it holds the only handle to: on one thread,
+    // where a use count of one means no other step still reads the buffer. (On several, a
+    // reader that let go a moment ago need not have finished reading, as far as the
+    // count's relaxed load can tell.)
+    const std::span<Value> forwardable =
+        threaded_ ? std::span<Value>{} : std::span<Value>{args, s.num_inputs};
     KernelContext ctx(node.name, node.attrs, {args, s.num_inputs}, {outputs, s.num_outputs},
                       {&session_.variables,
                        state ? &state->state : nullptr,
@@ -303,7 +309,8 @@ class Run {
                        {ref_outputs, s.num_outputs},
                        session_.intra_op,
                        &backend,
-                       &step_resources_});
+                       &step_resources_,
+                       forwardable});
     const AllocationLimitScope memory_limit(session_.memory_limit_bytes);
     try {
       if (state) {

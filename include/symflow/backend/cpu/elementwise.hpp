@@ -15,11 +15,11 @@ namespace symflow::cpu {
 template <class T, class R, class F>
 void unary(KernelContext& ctx, F f) {
   const Value& in = ctx.input(0);
-  // Every element is written below: no zero fill first.
-  Value& out = ctx.allocate_output_for_overwrite(0, dtype_v<R>, in.dims());
   const T* x = in.data<T>();
-  R* y = out.data<R>();
   const std::int64_t n = in.size();
+  // Every element is written below: no zero fill first; in place where the input allows.
+  Value& out = ctx.forward_input_or_allocate_output({0}, 0, dtype_v<R>, in.dims());
+  R* y = out.data<R>();
   if constexpr (kEigenUnary<F, T> && std::is_same_v<R, float>) {
     eigen_unary<F>(x, y, n);
   } else {
@@ -58,26 +58,39 @@ template <class T, class R, class F>
 void binary(KernelContext& ctx, F f) {
   const Value& a = ctx.input(0);
   const Value& b = ctx.input(1);
-  const Dims out_dims = broadcast_out_dims(ctx, a.dims(), b.dims());
-  Value& out = ctx.allocate_output_for_overwrite(0, dtype_v<R>, out_dims);  // all written below
   const T* x = a.data<T>();
   const T* y = b.data<T>();
+  const std::int64_t a_size = a.size(), b_size = b.size();
+  // Equal shapes (the common case) need no broadcast shape. The output may take either
+  // input's buffer (each element is read before it is written), which moves that input
+  // out: what the loops need of a and b is read above, and their dims are copied below
+  // only for the general case.
+  const bool same = a.dims() == b.dims();
+  const Dims broadcast = same ? Dims{} : broadcast_out_dims(ctx, a.dims(), b.dims());
+  Dims a_dims, b_dims;
+  const std::int64_t n = same ? a_size : num_elements(broadcast);
+  if (!same && n > 0 && !(a_size == n && b_size == n) && !(b_size == 1 && a_size == n) &&
+      !(a_size == 1 && b_size == n)) {
+    a_dims = a.dims();
+    b_dims = b.dims();
+  }
+  Value& out =
+      ctx.forward_input_or_allocate_output({0, 1}, 0, dtype_v<R>, same ? a.dims() : broadcast);
   R* z = out.data<R>();
-  const std::int64_t n = out.size();
-  if (a.size() == n && b.size() == n) {
+  if (a_size == n && b_size == n) {
     for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
-  } else if (b.size() == 1 && a.size() == n) {
+  } else if (b_size == 1 && a_size == n) {
     const T s = y[0];
     for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], s);
-  } else if (a.size() == 1 && b.size() == n) {
+  } else if (a_size == 1 && b_size == n) {
     const T s = x[0];
     for (std::int64_t i = 0; i < n; ++i) z[i] = f(s, y[i]);
   } else if (n > 0) {
     // General case: walk the output in row-major order, innermost axis in a tight loop.
-    const Dims& od = out_dims;
+    const Dims& od = broadcast;
     const std::size_t rank = od.size();
-    auto sa = broadcast_strides(a.dims(), od);
-    auto sb = broadcast_strides(b.dims(), od);
+    auto sa = broadcast_strides(a_dims, od);
+    auto sb = broadcast_strides(b_dims, od);
     Dims index(rank, 0);
     const std::int64_t inner = od[rank - 1];
     const std::int64_t ia = sa[rank - 1], ib = sb[rank - 1];
