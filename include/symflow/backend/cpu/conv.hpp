@@ -223,71 +223,76 @@ void conv2d_forward_direct(const Runner& runner, const Conv2DGeometry& g, const 
                            const T* filter, T* output, const Epilogue& epilogue) {
 #if defined(__GNUC__) || defined(__clang__)
   namespace tl = tiles;
-  const std::int64_t block = tl::kBlock<T>;
-  const std::int64_t channel_blocks = (g.out_depth + block - 1) / block;
-  const std::int64_t filter_stride = channel_blocks * block;
-  const std::int64_t k = g.patch_size();
-  // The filter as [k, filter_stride]: whole channel blocks, zeros after out_depth.
-  const symflow::detail::PooledArray<T> packed(static_cast<std::size_t>(k * filter_stride));
-  for (std::int64_t r = 0; r < k; ++r) {
-    T* dst = packed.data() + r * filter_stride;
-    std::copy_n(filter + r * g.out_depth, g.out_depth, dst);
-    std::fill(dst + g.out_depth, dst + filter_stride, T(0));
-  }
-  // A window row holds every column the tiles read, with the zero padding in place.
-  const std::int64_t row_tiles = (g.out_cols + tl::kRows - 1) / tl::kRows;
-  const std::int64_t padded_cols =
-      (g.out_cols - 1) * g.stride_cols + (g.filter_cols - 1) * g.dilation_cols + 1;
-  const std::int64_t row_len = padded_cols * g.in_depth;
-  const std::int64_t first_in = std::clamp<std::int64_t>(g.pad_left, 0, padded_cols);
-  const std::int64_t last_in = std::clamp<std::int64_t>(g.pad_left + g.in_cols, 0, padded_cols);
-  const std::int64_t taps = g.filter_rows * g.filter_cols;
-  const symflow::detail::PooledArray<std::int64_t> tap_offset(static_cast<std::size_t>(taps));
-  for (std::int64_t kh = 0; kh < g.filter_rows; ++kh)
-    for (std::int64_t kw = 0; kw < g.filter_cols; ++kw)
-      tap_offset.data()[kh * g.filter_cols + kw] = kh * row_len + kw * g.dilation_cols * g.in_depth;
-  const std::int64_t rows = g.batch * g.out_rows;
-  const double row_work = double(g.out_cols) * double(k) * double(g.out_depth);
-  for_chunks_with_patches<T>(
-      runner, rows, min_tasks(row_work), g.filter_rows * row_len,
-      [&](T* window, std::int64_t r0, std::int64_t r1) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-          const std::int64_t n = r / g.out_rows, oh = r - n * g.out_rows;
-          const T* image = input + n * g.in_image_size();
-          for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
-            T* dst = window + kh * row_len;
-            const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
-            if (ih < 0 || ih >= g.in_rows || last_in <= first_in) {
-              std::fill_n(dst, row_len, T(0));
-              continue;
+  // As narrow a tile as the output channels allow.
+  tl::with_tile_width<T>(g.out_depth, [&]<std::int64_t Bytes, int Vectors>() {
+    const std::int64_t block = tl::kBlock<T, Bytes, Vectors>;
+    const std::int64_t channel_blocks = (g.out_depth + block - 1) / block;
+    const std::int64_t filter_stride = channel_blocks * block;
+    const std::int64_t k = g.patch_size();
+    // The filter as [k, filter_stride]: whole channel blocks, zeros after out_depth.
+    const symflow::detail::PooledArray<T> packed(static_cast<std::size_t>(k * filter_stride));
+    for (std::int64_t r = 0; r < k; ++r) {
+      T* dst = packed.data() + r * filter_stride;
+      std::copy_n(filter + r * g.out_depth, g.out_depth, dst);
+      std::fill(dst + g.out_depth, dst + filter_stride, T(0));
+    }
+    // A window row holds every column the tiles read, with the zero padding in place.
+    const std::int64_t row_tiles = (g.out_cols + tl::kRows - 1) / tl::kRows;
+    const std::int64_t padded_cols =
+        (g.out_cols - 1) * g.stride_cols + (g.filter_cols - 1) * g.dilation_cols + 1;
+    const std::int64_t row_len = padded_cols * g.in_depth;
+    const std::int64_t first_in = std::clamp<std::int64_t>(g.pad_left, 0, padded_cols);
+    const std::int64_t last_in = std::clamp<std::int64_t>(g.pad_left + g.in_cols, 0, padded_cols);
+    const std::int64_t taps = g.filter_rows * g.filter_cols;
+    const symflow::detail::PooledArray<std::int64_t> tap_offset(static_cast<std::size_t>(taps));
+    for (std::int64_t kh = 0; kh < g.filter_rows; ++kh)
+      for (std::int64_t kw = 0; kw < g.filter_cols; ++kw)
+        tap_offset.data()[kh * g.filter_cols + kw] =
+            kh * row_len + kw * g.dilation_cols * g.in_depth;
+    const std::int64_t rows = g.batch * g.out_rows;
+    const double row_work = double(g.out_cols) * double(k) * double(g.out_depth);
+    for_chunks_with_patches<T>(
+        runner, rows, min_tasks(row_work), g.filter_rows * row_len,
+        [&](T* window, std::int64_t r0, std::int64_t r1) {
+          for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t n = r / g.out_rows, oh = r - n * g.out_rows;
+            const T* image = input + n * g.in_image_size();
+            for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+              T* dst = window + kh * row_len;
+              const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+              if (ih < 0 || ih >= g.in_rows || last_in <= first_in) {
+                std::fill_n(dst, row_len, T(0));
+                continue;
+              }
+              std::fill_n(dst, first_in * g.in_depth, T(0));
+              std::copy_n(image + (ih * g.in_cols + first_in - g.pad_left) * g.in_depth,
+                          (last_in - first_in) * g.in_depth, dst + first_in * g.in_depth);
+              std::fill(dst + last_in * g.in_depth, dst + row_len, T(0));
             }
-            std::fill_n(dst, first_in * g.in_depth, T(0));
-            std::copy_n(image + (ih * g.in_cols + first_in - g.pad_left) * g.in_depth,
-                        (last_in - first_in) * g.in_depth, dst + first_in * g.in_depth);
-            std::fill(dst + last_in * g.in_depth, dst + row_len, T(0));
-          }
-          T* out_row = output + r * g.out_cols * g.out_depth;
-          for (std::int64_t cb = 0; cb < channel_blocks; ++cb) {
-            for (std::int64_t i = 0; i < row_tiles; ++i) {
-              const std::int64_t ow0 = i * tl::kRows;
-              const tl::TileArgs<T> args{window + ow0 * g.stride_cols * g.in_depth,
-                                         tap_offset.data(),
-                                         taps,
-                                         g.in_depth,
-                                         g.stride_cols * g.in_depth,
-                                         1,
-                                         packed.data() + cb * block,
-                                         filter_stride};
-              // A tile sums every tap: its registers take the epilogue before the store.
-              const ChannelEpilogue<T>* whole = nullptr;
-              if constexpr (Epilogue::active) whole = &epilogue;
-              tl::tile_of<T>(static_cast<int>(std::min<std::int64_t>(tl::kRows, g.out_cols - ow0)),
-                             args, out_row + ow0 * g.out_depth + cb * block, g.out_depth,
-                             std::min(block, g.out_depth - cb * block), false, whole, cb * block);
+            T* out_row = output + r * g.out_cols * g.out_depth;
+            for (std::int64_t cb = 0; cb < channel_blocks; ++cb) {
+              for (std::int64_t i = 0; i < row_tiles; ++i) {
+                const std::int64_t ow0 = i * tl::kRows;
+                const tl::TileArgs<T> args{window + ow0 * g.stride_cols * g.in_depth,
+                                           tap_offset.data(),
+                                           taps,
+                                           g.in_depth,
+                                           g.stride_cols * g.in_depth,
+                                           1,
+                                           packed.data() + cb * block,
+                                           filter_stride};
+                // A tile sums every tap: its registers take the epilogue before the store.
+                const ChannelEpilogue<T>* whole = nullptr;
+                if constexpr (Epilogue::active) whole = &epilogue;
+                tl::tile_of<T, tl::kRows, Bytes, Vectors>(
+                    static_cast<int>(std::min<std::int64_t>(tl::kRows, g.out_cols - ow0)), args,
+                    out_row + ow0 * g.out_depth + cb * block, g.out_depth,
+                    std::min(block, g.out_depth - cb * block), false, whole, cb * block);
+              }
             }
           }
-        }
-      });
+        });
+  });
 #else
   (void)runner, (void)g, (void)input, (void)filter, (void)output, (void)epilogue;
 #endif

@@ -127,86 +127,90 @@ void tiled(const Runner& runner, const T* a, const T* b, std::int64_t m, std::in
            std::int64_t n, bool transpose_a, bool transpose_b, T* out,
            const Epilogue& epilogue = {}) {
   namespace tl = tiles;
-  const std::int64_t block = tl::kBlock<T>;
-  const std::int64_t panels = (n + block - 1) / block;
-  // Slice (k0, p) of the packing starts at k0 * panels * block + p * depth * block.
-  const symflow::detail::PooledArray<T> packed(static_cast<std::size_t>(k * panels * block));
-  // A product of few rows reads each slice of b a few times only: packing b would cost
-  // more than it saves (a frozen CNN's late 1x1 convolutions at batch 1: 9 to 36 rows
-  // against 128 x 256 weights). Whole panels are read from b in place there; the
-  // partial last one, whose columns run past b's rows, is still packed.
-  const bool in_place = !transpose_b && m <= kInPlaceRows;
-  auto slice_of = [&](std::int64_t k0, std::int64_t p,
-                      std::int64_t depth) -> std::pair<const T*, std::int64_t> {
-    if (in_place && (p + 1) * block <= n) return {b + k0 * n + p * block, n};
-    return {packed.data() + k0 * panels * block + p * depth * block, block};
-  };
-  auto pack = [&](std::int64_t p0, std::int64_t p1) {
-    for (std::int64_t p = p0; p < p1; ++p) {
-      if (in_place && (p + 1) * block <= n) continue;
-      const std::int64_t c0 = p * block, valid = std::min(block, n - c0);
-      for (std::int64_t k0 = 0; k0 < k; k0 += kDepth) {
-        const std::int64_t depth = std::min(kDepth, k - k0);
-        T* slice = packed.data() + k0 * panels * block + p * depth * block;
-        for (std::int64_t d = 0; d < depth; ++d) {
-          T* row = slice + d * block;
-          if (!transpose_b) {
-            std::copy_n(b + (k0 + d) * n + c0, valid, row);
-          } else {
-            for (std::int64_t c = 0; c < valid; ++c) row[c] = b[(c0 + c) * k + k0 + d];
-          }
-          std::fill(row + valid, row + block, T(0));
-        }
-      }
-    }
-  };
-  // op(a)[i, d] is a[i * row_step + d * depth_step].
-  const std::int64_t row_step = transpose_a ? 1 : k, depth_step = transpose_a ? m : 1;
-  static constexpr std::int64_t kOneTap[1] = {0};
-  const std::int64_t row_tiles = (m + tl::kRows - 1) / tl::kRows;
-  auto compute = [&](std::int64_t t0, std::int64_t t1, std::int64_t p0, std::int64_t p1) {
-    for (std::int64_t rb = t0; rb < t1; rb += kTilesPerRowBlock) {
-      const std::int64_t rb_end = std::min(t1, rb + kTilesPerRowBlock);
-      for (std::int64_t k0 = 0; k0 < k; k0 += kDepth) {
-        const std::int64_t depth = std::min(kDepth, k - k0);
-        for (std::int64_t p = p0; p < p1; ++p) {
-          const auto [slice, slice_stride] = slice_of(k0, p, depth);
-          const std::int64_t c0 = p * block, valid = std::min(block, n - c0);
-          for (std::int64_t t = rb; t < rb_end; ++t) {
-            const std::int64_t i0 = t * tl::kRows;
-            const tl::TileArgs<T> args{a + i0 * row_step + k0 * depth_step,
-                                       kOneTap,
-                                       1,
-                                       depth,
-                                       row_step,
-                                       depth_step,
-                                       slice,
-                                       slice_stride};
-            // The epilogue goes with the depth's last slice, in the tile's registers.
-            const ChannelEpilogue<T>* last = nullptr;
-            if constexpr (Epilogue::active)
-              if (k0 + depth == k) last = &epilogue;
-            tl::tile_of<T>(static_cast<int>(std::min<std::int64_t>(tl::kRows, m - i0)), args,
-                           out + i0 * n + c0, n, valid, k0 > 0, last, c0);
+  // As narrow a tile as n allows.
+  tl::with_tile_width<T>(n, [&]<std::int64_t Bytes, int Vectors>() {
+    const std::int64_t block = tl::kBlock<T, Bytes, Vectors>;
+    const std::int64_t panels = (n + block - 1) / block;
+    // Slice (k0, p) of the packing starts at k0 * panels * block + p * depth * block.
+    const symflow::detail::PooledArray<T> packed(static_cast<std::size_t>(k * panels * block));
+    // A product of few rows reads each slice of b a few times only: packing b would cost
+    // more than it saves (a frozen CNN's late 1x1 convolutions at batch 1: 9 to 36 rows
+    // against 128 x 256 weights). Whole panels are read from b in place there; the
+    // partial last one, whose columns run past b's rows, is still packed.
+    const bool in_place = !transpose_b && m <= kInPlaceRows;
+    auto slice_of = [&](std::int64_t k0, std::int64_t p,
+                        std::int64_t depth) -> std::pair<const T*, std::int64_t> {
+      if (in_place && (p + 1) * block <= n) return {b + k0 * n + p * block, n};
+      return {packed.data() + k0 * panels * block + p * depth * block, block};
+    };
+    auto pack = [&](std::int64_t p0, std::int64_t p1) {
+      for (std::int64_t p = p0; p < p1; ++p) {
+        if (in_place && (p + 1) * block <= n) continue;
+        const std::int64_t c0 = p * block, valid = std::min(block, n - c0);
+        for (std::int64_t k0 = 0; k0 < k; k0 += kDepth) {
+          const std::int64_t depth = std::min(kDepth, k - k0);
+          T* slice = packed.data() + k0 * panels * block + p * depth * block;
+          for (std::int64_t d = 0; d < depth; ++d) {
+            T* row = slice + d * block;
+            if (!transpose_b) {
+              std::copy_n(b + (k0 + d) * n + c0, valid, row);
+            } else {
+              for (std::int64_t c = 0; c < valid; ++c) row[c] = b[(c0 + c) * k + k0 + d];
+            }
+            std::fill(row + valid, row + block, T(0));
           }
         }
       }
+    };
+    // op(a)[i, d] is a[i * row_step + d * depth_step].
+    const std::int64_t row_step = transpose_a ? 1 : k, depth_step = transpose_a ? m : 1;
+    static constexpr std::int64_t kOneTap[1] = {0};
+    const std::int64_t row_tiles = (m + tl::kRows - 1) / tl::kRows;
+    auto compute = [&](std::int64_t t0, std::int64_t t1, std::int64_t p0, std::int64_t p1) {
+      for (std::int64_t rb = t0; rb < t1; rb += kTilesPerRowBlock) {
+        const std::int64_t rb_end = std::min(t1, rb + kTilesPerRowBlock);
+        for (std::int64_t k0 = 0; k0 < k; k0 += kDepth) {
+          const std::int64_t depth = std::min(kDepth, k - k0);
+          for (std::int64_t p = p0; p < p1; ++p) {
+            const auto [slice, slice_stride] = slice_of(k0, p, depth);
+            const std::int64_t c0 = p * block, valid = std::min(block, n - c0);
+            for (std::int64_t t = rb; t < rb_end; ++t) {
+              const std::int64_t i0 = t * tl::kRows;
+              const tl::TileArgs<T> args{a + i0 * row_step + k0 * depth_step,
+                                         kOneTap,
+                                         1,
+                                         depth,
+                                         row_step,
+                                         depth_step,
+                                         slice,
+                                         slice_stride};
+              // The epilogue goes with the depth's last slice, in the tile's registers.
+              const ChannelEpilogue<T>* last = nullptr;
+              if constexpr (Epilogue::active)
+                if (k0 + depth == k) last = &epilogue;
+              tl::tile_of<T, tl::kRows, Bytes, Vectors>(
+                  static_cast<int>(std::min<std::int64_t>(tl::kRows, m - i0)), args,
+                  out + i0 * n + c0, n, valid, k0 > 0, last, c0);
+            }
+          }
+        }
+      }
+    };
+    auto min_units = [](double unit_work) {
+      return std::max<std::int64_t>(1, static_cast<std::int64_t>(kGemmMinBlockWork / unit_work));
+    };
+    if (panels >= 2) {
+      runner.parallel_for(panels, min_units(double(m) * double(k) * double(block)),
+                          [&](std::int64_t p0, std::int64_t p1) {
+                            pack(p0, p1);
+                            compute(0, row_tiles, p0, p1);
+                          });
+    } else {
+      pack(0, panels);
+      runner.parallel_for(row_tiles, min_units(double(tl::kRows) * double(k) * double(block)),
+                          [&](std::int64_t t0, std::int64_t t1) { compute(t0, t1, 0, panels); });
     }
-  };
-  auto min_units = [](double unit_work) {
-    return std::max<std::int64_t>(1, static_cast<std::int64_t>(kGemmMinBlockWork / unit_work));
-  };
-  if (panels >= 2) {
-    runner.parallel_for(panels, min_units(double(m) * double(k) * double(block)),
-                        [&](std::int64_t p0, std::int64_t p1) {
-                          pack(p0, p1);
-                          compute(0, row_tiles, p0, p1);
-                        });
-  } else {
-    pack(0, panels);
-    runner.parallel_for(row_tiles, min_units(double(tl::kRows) * double(k) * double(block)),
-                        [&](std::int64_t t0, std::int64_t t1) { compute(t0, t1, 0, panels); });
-  }
+  });
 }
 
 }  // namespace detail::gemm

@@ -37,9 +37,24 @@ inline constexpr int kRows = 6;
 #endif
 inline constexpr int kVectors = 2;
 
-// Output columns per tile.
-template <class T>
-inline constexpr std::int64_t kBlock = kVectors* kLanes<T>;
+// Output columns per tile: Vectors vectors of Bytes each (by default the widest and two).
+template <class T, std::int64_t Bytes = kVectorBytes, int Vectors = kVectors>
+inline constexpr std::int64_t kBlock = Vectors*(Bytes / static_cast<std::int64_t>(sizeof(T)));
+
+// Calls fn.template operator()<Bytes, Vectors>() with the narrowest tile that spans
+// `columns` output columns, down to one vector of half a register: a tile as wide as 32
+// floats would compute 8 output channels with three quarters of its lanes empty (a
+// MobileNet's first convolutions have 8 and 16). Every output is still the same sum in
+// the same order, whatever the width.
+template <class T, class Fn>
+decltype(auto) with_tile_width(std::int64_t columns, Fn&& fn) {
+  if constexpr (kVectorBytes >= 32) {
+    if (columns <= kBlock<T, kVectorBytes / 2, 1>)
+      return fn.template operator()<kVectorBytes / 2, 1>();
+    if (columns <= kBlock<T, kVectorBytes, 1>) return fn.template operator()<kVectorBytes, 1>();
+  }
+  return fn.template operator()<kVectorBytes, kVectors>();
+}
 
 // Where x and w are, and what the tile sums over.
 template <class T>
@@ -70,29 +85,31 @@ using simd::vec;
 // Columns [c0, c0 + valid) of `e`; a partial tile reads its coefficients through a
 // zero-padded copy, so that nothing past the arrays is read. Inlined into the tile, so
 // that its sums stay in registers.
-template <class T, int Rows>
-[[gnu::always_inline]] inline void apply_epilogue(vec<T> (&acc)[Rows][kVectors],
+template <class T, int Rows, std::int64_t Bytes, int Vectors>
+[[gnu::always_inline]] inline void apply_epilogue(vec<T, Bytes> (&acc)[Rows][Vectors],
                                                   const ChannelEpilogue<T>& e, std::int64_t c0,
                                                   std::int64_t valid) {
-  using V = vec<T>;
+  using V = vec<T, Bytes>;
+  constexpr std::int64_t lanes = Bytes / static_cast<std::int64_t>(sizeof(T)),
+                         block = kBlock<T, Bytes, Vectors>;
   const T* from[3] = {e.center + c0, e.multiplier + c0, e.offset + c0};
-  T padded[3][kBlock<T>];
-  if (valid < kBlock<T>) {
+  T padded[3][block];
+  if (valid < block) {
     for (int i = 0; i < 3; ++i) {
-      std::fill_n(padded[i], kBlock<T>, T{0});
+      std::fill_n(padded[i], block, T{0});
       std::copy_n(from[i], valid, padded[i]);
       from[i] = padded[i];
     }
   }
-  V center[kVectors], multiplier[kVectors], offset[kVectors];
-  for (int v = 0; v < kVectors; ++v) {
-    center[v] = load(from[0] + v * kLanes<T>);
-    multiplier[v] = load(from[1] + v * kLanes<T>);
-    offset[v] = load(from[2] + v * kLanes<T>);
+  V center[Vectors], multiplier[Vectors], offset[Vectors];
+  for (int v = 0; v < Vectors; ++v) {
+    center[v] = load<T, Bytes>(from[0] + v * lanes);
+    multiplier[v] = load<T, Bytes>(from[1] + v * lanes);
+    offset[v] = load<T, Bytes>(from[2] + v * lanes);
   }
   auto normalize = [&]<EpilogueActivation A>() {
     for (int r = 0; r < Rows; ++r)
-      for (int v = 0; v < kVectors; ++v)
+      for (int v = 0; v < Vectors; ++v)
         acc[r][v] = detail::normalize<A>(acc[r][v], center[v], multiplier[v], offset[v]);
   };
   switch (e.activation) {
@@ -109,63 +126,67 @@ template <class T, int Rows>
 // when `accumulate`, else written over it. With `epilogue`, its columns from
 // `epilogue_column` on are applied to the sums first (the sums must then be whole: the
 // last slice of a product's depth).
-template <class T, int Rows>
+template <class T, int Rows, std::int64_t Bytes = kVectorBytes, int Vectors = kVectors>
 void tile(const TileArgs<T>& a, T* out, std::int64_t out_stride, std::int64_t valid_columns,
           bool accumulate, const ChannelEpilogue<T>* epilogue = nullptr,
           std::int64_t epilogue_column = 0) {
-  using V = vec<T>;
-  V acc[Rows][kVectors];
+  using V = vec<T, Bytes>;
+  constexpr std::int64_t lanes = Bytes / static_cast<std::int64_t>(sizeof(T)),
+                         block = kBlock<T, Bytes, Vectors>;
+  V acc[Rows][Vectors];
   for (int r = 0; r < Rows; ++r) {
     if (!accumulate) {
       SYMFLOW_UNROLL(4)
-      for (int v = 0; v < kVectors; ++v) acc[r][v] = V{};
+      for (int v = 0; v < Vectors; ++v) acc[r][v] = V{};
     } else {
-      T lanes[kBlock<T>] = {};
-      std::copy_n(out + r * out_stride, valid_columns, lanes);
+      T sums[block] = {};
+      std::copy_n(out + r * out_stride, valid_columns, sums);
       SYMFLOW_UNROLL(4)
-      for (int v = 0; v < kVectors; ++v) acc[r][v] = load(lanes + v * kLanes<T>);
+      for (int v = 0; v < Vectors; ++v) acc[r][v] = load<T, Bytes>(sums + v * lanes);
     }
   }
   for (std::int64_t t = 0; t < a.taps; ++t) {
     const T* x = a.x + a.row_offset[t];
     const T* w = a.w + t * a.depth * a.w_stride;
     for (std::int64_t d = 0; d < a.depth; ++d, w += a.w_stride, x += a.depth_step) {
-      V wv[kVectors];
+      V wv[Vectors];
       SYMFLOW_UNROLL(4)
-      for (int v = 0; v < kVectors; ++v) wv[v] = load(w + v * kLanes<T>);
+      for (int v = 0; v < Vectors; ++v) wv[v] = load<T, Bytes>(w + v * lanes);
       SYMFLOW_UNROLL(16)
       for (int r = 0; r < Rows; ++r) {
         const T xv = x[r * a.row_step];
         SYMFLOW_UNROLL(4)
-        for (int v = 0; v < kVectors; ++v) acc[r][v] += xv * wv[v];
+        for (int v = 0; v < Vectors; ++v) acc[r][v] += xv * wv[v];
       }
     }
   }
-  if (epilogue) apply_epilogue<T, Rows>(acc, *epilogue, epilogue_column, valid_columns);
+  if (epilogue)
+    apply_epilogue<T, Rows, Bytes, Vectors>(acc, *epilogue, epilogue_column, valid_columns);
   for (int r = 0; r < Rows; ++r) {
     T* o = out + r * out_stride;
-    if (valid_columns == kBlock<T>) {
+    if (valid_columns == block) {
       std::memcpy(o, &acc[r][0], sizeof(acc[r]));
     } else {
-      T lanes[kBlock<T>];
-      std::memcpy(lanes, &acc[r][0], sizeof(lanes));
-      std::copy_n(lanes, valid_columns, o);
+      T sums[block];
+      std::memcpy(sums, &acc[r][0], sizeof(sums));
+      std::copy_n(sums, valid_columns, o);
     }
   }
 }
 
 // tile<T, rows> for a run-time rows in [1, kRows]: the last tile of a block computes
 // only the rows that are there.
-template <class T, int Rows = kRows>
+template <class T, int Rows = kRows, std::int64_t Bytes = kVectorBytes, int Vectors = kVectors>
 void tile_of(int rows, const TileArgs<T>& a, T* out, std::int64_t out_stride,
              std::int64_t valid_columns, bool accumulate,
              const ChannelEpilogue<T>* epilogue = nullptr, std::int64_t epilogue_column = 0) {
   if constexpr (Rows > 1) {
     if (rows < Rows)
-      return tile_of<T, Rows - 1>(rows, a, out, out_stride, valid_columns, accumulate, epilogue,
-                                  epilogue_column);
+      return tile_of<T, Rows - 1, Bytes, Vectors>(rows, a, out, out_stride, valid_columns,
+                                                  accumulate, epilogue, epilogue_column);
   }
-  tile<T, Rows>(a, out, out_stride, valid_columns, accumulate, epilogue, epilogue_column);
+  tile<T, Rows, Bytes, Vectors>(a, out, out_stride, valid_columns, accumulate, epilogue,
+                                epilogue_column);
 }
 #undef SYMFLOW_UNROLL
 #undef SYMFLOW_UNROLL_PRAGMA
