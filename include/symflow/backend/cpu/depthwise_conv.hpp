@@ -282,8 +282,8 @@ struct DepthwiseInterior {
     if (g.stride_cols == 1) {
       const std::int64_t n = (end - begin) * d;
       std::int64_t j = 0;
-      for (; j + kWidth <= n; j += kWidth) {
-        const std::int64_t w = j % period;
+      for (std::int64_t w = 0; j + kWidth <= n;
+           j += kWidth, w = w + kWidth == period ? 0 : w + kWidth) {
         Block sum = Block::Zero();
         for (std::int64_t t = 0; t < taps; ++t)
           sum += Eigen::Map<const Block>(first[t] + j) * Eigen::Map<const Block>(weights[t] + w);
@@ -323,9 +323,12 @@ void depthwise_conv2d_forward(const Runner& runner, const DepthwiseConv2DGeometr
   if (Interior::serves(g) && taps <= 64) {
     const std::int64_t period = Interior::period_of(g);
     const symflow::detail::PooledArray<T> repeated(static_cast<std::size_t>(taps * period));
+    // Each tap's depth weights, repeated to fill the period (a copy per repeat: a
+    // division per element cost more than the convolution at batch 1).
     for (std::int64_t t = 0; t < taps; ++t)
-      for (std::int64_t i = 0; i < period; ++i)
-        repeated.data()[t * period + i] = filter[t * depth + i % depth];
+      for (std::int64_t i = 0; i < period; i += depth)
+        std::copy_n(filter + t * depth, std::min(depth, period - i),
+                    repeated.data() + t * period + i);
     const Interior interior{g, repeated.data(), period};
     const std::int64_t begin = interior.first_column(), end = interior.end_column();
     const std::int64_t border = begin + (g.out_cols - end);  // pixels with taps outside
