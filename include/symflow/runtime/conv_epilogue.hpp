@@ -80,6 +80,22 @@ inline bool has_nhwc_format(const Node& n) {
   return s && *s == "NHWC";
 }
 
+// The Const step whose value `slot` holds, through Identities (a frozen variable is
+// "v/read", an Identity of the Const that replaced the variable), or -1.
+inline std::int64_t constant_step_behind(const GraphState& g, const ConvEpiloguePlan& p,
+                                         std::uint32_t slot) {
+  for (int hops = 0; hops < 8; ++hops) {
+    const std::int64_t producer = p.step_of_slot[slot];
+    if (producer < 0) return -1;
+    const auto at = static_cast<std::size_t>(producer);
+    if (!p.constants[at].is_none()) return producer;
+    const Node& n = g.node(p.order[at]);
+    if (!is_op(n.def, "Identity") || n.inputs.size() != 1 || n.outputs[0].is_ref) return -1;
+    slot = p.input_slots[p.input_begin[at]];
+  }
+  return -1;
+}
+
 // The chains of a plan's steps; each absorbed step's kernel in `kernel_of_step` becomes
 // the pass-through kernel, and each convolution's its device's epilogue kernel.
 inline std::vector<ConvEpilogue> find_conv_epilogues(const GraphState& g, const ConvEpiloguePlan& p,
@@ -117,20 +133,6 @@ inline std::vector<ConvEpilogue> find_conv_epilogues(const GraphState& g, const 
     if (reads[slot] != 1 || position[slot] != at) return -1;
     return reader[slot];
   };
-  // The Const step whose value the slot holds, through Identities (a frozen variable is
-  // "v/read", an Identity of the Const that replaced the variable), or -1.
-  auto const_behind = [&](std::uint32_t slot) -> std::int64_t {
-    for (int hops = 0; hops < 8; ++hops) {
-      const std::int64_t producer = p.step_of_slot[slot];
-      if (producer < 0) return -1;
-      const auto at = static_cast<std::size_t>(producer);
-      if (!p.constants[at].is_none()) return producer;
-      const Node& n = g.node(p.order[at]);
-      if (!is_op(n.def, "Identity") || n.inputs.size() != 1 || n.outputs[0].is_ref) return -1;
-      slot = p.input_slots[p.input_begin[at]];
-    }
-    return -1;
-  };
   for (std::size_t s = 0; s < steps; ++s) {
     const Node& conv = g.node(p.order[s]);
     if (!is_op(conv.def, "Conv2D") && !is_op(conv.def, "DepthwiseConv2dNative")) continue;
@@ -163,7 +165,8 @@ inline std::vector<ConvEpilogue> find_conv_epilogues(const GraphState& g, const 
     Value params[4];
     bool constant = true;
     for (std::size_t i = 0; i < 4 && constant; ++i) {
-      const std::int64_t producer = const_behind(p.input_slots[p.input_begin[b] + 1 + i]);
+      const std::int64_t producer =
+          constant_step_behind(g, p, p.input_slots[p.input_begin[b] + 1 + i]);
       constant = producer >= 0;
       if (!constant) break;
       params[i] = p.constants[static_cast<std::size_t>(producer)];

@@ -28,6 +28,7 @@
 #include "symflow/runtime/deadness.hpp"
 #include "symflow/runtime/frames.hpp"
 #include "symflow/runtime/fusion.hpp"
+#include "symflow/runtime/multiply_by_one.hpp"
 #include "symflow/runtime/schedule.hpp"
 
 namespace symflow {
@@ -577,12 +578,20 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
         kept[plan.output_slot[step]] = true;
     }
   }
+  const ConvEpiloguePlan view{plan.order,
+                              plan.output_slot,
+                              plan.input_begin,
+                              plan.input_slots,
+                              plan.fetch_slots,
+                              step_of_slot,
+                              plan.constants,
+                              plan.device_of_step,
+                              plan.fusion.cluster_of_step,
+                              guarded,
+                              kept};
   const std::vector<ConvEpilogue> epilogues =
-      find_conv_epilogues(g,
-                          {plan.order, plan.output_slot, plan.input_begin, plan.input_slots,
-                           plan.fetch_slots, step_of_slot, plan.constants, plan.device_of_step,
-                           plan.fusion.cluster_of_step, guarded, kept},
-                          devices.backends, devices.fused_kernels, kernel_of_step);
+      find_conv_epilogues(g, view, devices.backends, devices.fused_kernels, kernel_of_step);
+  elide_multiplications_by_one(g, view, devices.backends, devices.fused_kernels, kernel_of_step);
   resolve_steps(plan, g, devices, kernel_of_step, step_of_slot, guarded, kept);
   attach_conv_epilogues(plan.nodes, epilogues);
   if (has_loops) plan_frames(plan, g, layout);
