@@ -19,6 +19,8 @@
 #include <symflow/backend/cpu/matmul.hpp>
 #include <symflow/backend/thread_pool.hpp>
 
+#include "kernel_test_support.hpp"
+
 namespace symflow_test_backend_register_tile_test {
 
 namespace {
@@ -26,23 +28,7 @@ namespace {
 using namespace symflow;
 using cpu::Conv2DGeometry;
 using cpu::Padding;
-
-// The runner interface the CPU kernels take, over a ThreadPool.
-struct PoolRunner {
-  ThreadPool* pool;
-  template <class Fn>
-  void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    pool->parallel_for(n, min_chunk, fn);
-  }
-  template <class Fn>
-  void parallel_for_chunks(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    pool->parallel_for_chunks(n, min_chunk, fn);
-  }
-  std::int64_t num_chunks(std::int64_t n, std::int64_t min_chunk) const {
-    return pool->num_chunks(n, min_chunk);
-  }
-  int num_threads() const { return pool->num_threads(); }
-};
+using symflow_test_kernel_support::PoolRunner;
 
 struct Case {
   std::int64_t input[4], filter[4];

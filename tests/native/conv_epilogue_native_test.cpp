@@ -17,37 +17,16 @@
 #include <symflow/backend/cpu/epilogue.hpp>
 #include <symflow/backend/thread_pool.hpp>
 
+#include "../backend/kernel_test_support.hpp"
+
 namespace symflow_test_native_conv_epilogue_native_test {
 
 namespace tf = symflow;
+using symflow_test_kernel_support::PoolRunner;
+using symflow_test_kernel_support::random_floats;
 namespace cpu = symflow::cpu;
 
 namespace {
-
-std::vector<float> random_floats(std::size_t n, unsigned seed, float low, float high) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(low, high);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(gen);
-  return v;
-}
-
-// A ThreadPool as the convolutions' runner (their runners are const).
-struct PoolRunner {
-  tf::ThreadPool* pool;
-  template <class Fn>
-  void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    pool->parallel_for(n, min_chunk, std::forward<Fn>(fn));
-  }
-  template <class Fn>
-  void parallel_for_chunks(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    pool->parallel_for_chunks(n, min_chunk, std::forward<Fn>(fn));
-  }
-  std::int64_t num_chunks(std::int64_t n, std::int64_t min_chunk) const {
-    return pool->num_chunks(n, min_chunk);
-  }
-  int intra_op_threads() const { return pool->num_threads(); }
-};
 
 // Per-channel coefficients and what the unfused ops do to a whole NHWC output.
 struct Coefficients {

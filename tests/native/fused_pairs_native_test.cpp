@@ -18,18 +18,17 @@
 #include <symflow/backend/cpu/fused_kernel.hpp>
 #include <symflow/ops/defs/math.hpp>
 
+#include "../backend/kernel_test_support.hpp"
+
 namespace symflow_test_native_fused_pairs_native_test {
 
 namespace tf = symflow;
 
 namespace {
 
+// Inputs in [-3, 3).
 std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(gen);
-  return v;
+  return symflow_test_kernel_support::random_floats(n, seed, -3.0f, 3.0f);
 }
 
 // x * y rounded, then + z rounded: what Mul and Add do one node at a time. The

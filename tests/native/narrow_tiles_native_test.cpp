@@ -17,36 +17,16 @@
 #include <symflow/backend/cpu/matmul.hpp>
 #include <symflow/backend/thread_pool.hpp>
 
+#include "../backend/kernel_test_support.hpp"
+
 namespace symflow_test_native_narrow_tiles_native_test {
 
 namespace tf = symflow;
 namespace cpu = symflow::cpu;
+using symflow_test_kernel_support::PoolRunner;
+using symflow_test_kernel_support::random_floats;
 
 namespace {
-
-struct PoolRunner {
-  tf::ThreadPool* pool;
-  template <class Fn>
-  void parallel_for(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    pool->parallel_for(n, min_chunk, fn);
-  }
-  template <class Fn>
-  void parallel_for_chunks(std::int64_t n, std::int64_t min_chunk, Fn&& fn) const {
-    pool->parallel_for_chunks(n, min_chunk, fn);
-  }
-  std::int64_t num_chunks(std::int64_t n, std::int64_t min_chunk) const {
-    return pool->num_chunks(n, min_chunk);
-  }
-  int num_threads() const { return pool->num_threads(); }
-};
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(gen);
-  return v;
-}
 
 // The channel counts around each tile width this build has.
 std::vector<std::int64_t> widths_to_try() {
