@@ -2,9 +2,9 @@
 // Mul by a Const scalar 1, as a frozen graph keeps it from training (a dropout scale whose
 // keep probability became 1): found when a plan is made, and run as its other input
 // passed on, without a pass over the tensor. TensorFlow's graph optimizer removes the
-// same multiplications (constant folding turns x * 1 into a Snapshot of x). The bits are
-// x's: x * 1 is x for every float, -0 and infinities included (a signalling NaN would
-// come back quiet; symflow never makes one). The graph is untouched.
+// same multiplications (its constant folding replaces x * 1 by x). The bits are x's, as
+// x * 1 gives them for every float, -0 and infinities included; only a signalling NaN,
+// which the multiplication would have quieted, passes on unchanged. The graph is untouched.
 //
 // Taken only for plain float steps on a host device with fusion on
 // (OptimizerOptions::do_fusion): outside loops, branches and fused clusters (a cluster's
