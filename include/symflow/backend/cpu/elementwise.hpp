@@ -61,19 +61,16 @@ void binary(KernelContext& ctx, F f) {
   const T* x = a.data<T>();
   const T* y = b.data<T>();
   const std::int64_t a_size = a.size(), b_size = b.size();
-  // Equal shapes (the common case) need no broadcast shape. The output may take either
-  // input's buffer (each element is read before it is written), which moves that input
-  // out: what the loops need of a and b is read above, and their dims are copied below
-  // only for the general case.
+  // Equal shapes (the common case) need no broadcast shape.
   const bool same = a.dims() == b.dims();
   const Dims broadcast = same ? Dims{} : broadcast_out_dims(ctx, a.dims(), b.dims());
-  Dims a_dims, b_dims;
   const std::int64_t n = same ? a_size : num_elements(broadcast);
-  if (!same && n > 0 && !(a_size == n && b_size == n) && !(b_size == 1 && a_size == n) &&
-      !(a_size == 1 && b_size == n)) {
-    a_dims = a.dims();
-    b_dims = b.dims();
-  }
+  const bool general = n > 0 && !(a_size == n && b_size == n) && !(b_size == 1 && a_size == n) &&
+                       !(a_size == 1 && b_size == n);
+  // The general case's strides come first: the output may take either input's buffer
+  // (each element is read before it is written), which moves that input out.
+  const Dims sa = general ? broadcast_strides(a.dims(), broadcast) : Dims{};
+  const Dims sb = general ? broadcast_strides(b.dims(), broadcast) : Dims{};
   Value& out =
       ctx.forward_input_or_allocate_output({0, 1}, 0, dtype_v<R>, same ? a.dims() : broadcast);
   R* z = out.data<R>();
@@ -85,12 +82,10 @@ void binary(KernelContext& ctx, F f) {
   } else if (a_size == 1 && b_size == n) {
     const T s = x[0];
     for (std::int64_t i = 0; i < n; ++i) z[i] = f(s, y[i]);
-  } else if (n > 0) {
-    // General case: walk the output in row-major order, innermost axis in a tight loop.
+  } else if (general) {
+    // Walk the output in row-major order, innermost axis in a tight loop.
     const Dims& od = broadcast;
     const std::size_t rank = od.size();
-    auto sa = broadcast_strides(a_dims, od);
-    auto sb = broadcast_strides(b_dims, od);
     Dims index(rank, 0);
     const std::int64_t inner = od[rank - 1];
     const std::int64_t ia = sa[rank - 1], ib = sb[rank - 1];
