@@ -100,30 +100,47 @@ TEST_CASE("native/conv_epilogue: a product of few rows reads b in place, with th
 }
 
 TEST_CASE("native/conv_epilogue: depthwise convolutions with an epilogue equal the ops") {
+  // Depths the fast path sweeps as one run (8, 16) or a block of channels at a time (32,
+  // 128), one it does not serve (24), a multiplier (the general path), 3x3 filters (their
+  // taps held in registers, 6 of them on the edge rows) and 5x5 (25 taps, read each time).
   tf::ThreadPool pool(2);
-  for (const std::int64_t depth : {8, 16, 24, 128}) {
+  for (const std::int64_t depth : {8, 16, 24, 32, 128}) {
     for (const std::int64_t multiplier : {1, 2}) {
       for (const std::int64_t stride : {1, 2}) {
-        CAPTURE(depth);
-        CAPTURE(multiplier);
-        CAPTURE(stride);
-        const std::int64_t in[4] = {3, 14, 13, depth}, filter[4] = {3, 3, depth, multiplier};
-        const cpu::DepthwiseConv2DGeometry g =
-            cpu::depthwise_conv2d_geometry(in, filter, stride, stride, 1, 1,
-                                           stride == 1 ? cpu::Padding::same : cpu::Padding::valid);
-        const auto x = random_floats(static_cast<std::size_t>(3 * 14 * 13 * depth), 6, -2.0f, 2.0f);
-        const auto w =
-            random_floats(static_cast<std::size_t>(9 * depth * multiplier), 7, -0.5f, 0.5f);
-        const Coefficients k(g.out_depth());
-        const auto size =
-            static_cast<std::size_t>(g.batch * g.out_rows * g.out_cols * g.out_depth());
-        std::vector<float> plain(size), fused(size);
-        cpu::depthwise_conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(),
-                                             plain.data());
-        k.unfused(plain, g.out_depth(), false);
-        cpu::depthwise_conv2d_forward<float>(PoolRunner{&pool}, g, x.data(), w.data(), fused.data(),
-                                             k.epilogue(cpu::EpilogueActivation::none));
-        CHECK(fused == plain);
+        for (const std::int64_t size : {3, 5}) {
+          for (const bool relu6 : {false, true}) {
+            CAPTURE(depth);
+            CAPTURE(multiplier);
+            CAPTURE(stride);
+            CAPTURE(size);
+            CAPTURE(relu6);
+            const std::int64_t in[4] = {3, 14, 13, depth},
+                               filter[4] = {size, size, depth, multiplier};
+            const cpu::DepthwiseConv2DGeometry g = cpu::depthwise_conv2d_geometry(
+                in, filter, stride, stride, 1, 1,
+                stride == 1 ? cpu::Padding::same : cpu::Padding::valid);
+            const auto x =
+                random_floats(static_cast<std::size_t>(3 * 14 * 13 * depth), 6, -2.0f, 2.0f);
+            const auto w = random_floats(static_cast<std::size_t>(size * size * depth * multiplier),
+                                         7, -0.5f, 0.5f);
+            const Coefficients k(g.out_depth());
+            const auto elements =
+                static_cast<std::size_t>(g.batch * g.out_rows * g.out_cols * g.out_depth());
+            std::vector<float> plain(elements), fused(elements), serial(elements);
+            cpu::depthwise_conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(),
+                                                 plain.data());
+            k.unfused(plain, g.out_depth(), relu6);
+            const auto activation =
+                relu6 ? cpu::EpilogueActivation::relu6 : cpu::EpilogueActivation::none;
+            cpu::depthwise_conv2d_forward<float>(PoolRunner{&pool}, g, x.data(), w.data(),
+                                                 fused.data(), k.epilogue(activation));
+            cpu::depthwise_conv2d_forward<float>(cpu::SerialRunner{}, g, x.data(), w.data(),
+                                                 serial.data(), k.epilogue(activation));
+            CHECK(fused == plain);
+            CHECK(serial == plain);
+            if (relu6) CHECK(std::count(plain.begin(), plain.end(), 0.0f) > 0);
+          }
+        }
       }
     }
   }

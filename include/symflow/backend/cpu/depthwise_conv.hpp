@@ -221,14 +221,79 @@ void forward_row_taps(const DepthwiseConv2DGeometry& g, const T* image, S* per_t
   }
 }
 
+#if SYMFLOW_CPU_VECTOR_EXTENSIONS
+// 64 bytes of T as the build's own vectors: one with AVX-512, two with AVX, four with
+// SSE2 (wider vector types would change the calling convention where the target lacks
+// them).
+template <class T>
+struct Block64 {
+  static constexpr std::int64_t kCount = 64 / simd::kVectorBytes;
+  simd::vec<T> v[kCount];
+
+  static Block64 load(const T* p) {
+    Block64 b;
+    for (std::int64_t i = 0; i < kCount; ++i) b.v[i] = simd::load<T>(p + i * simd::kLanes<T>);
+    return b;
+  }
+  void store(T* p) const {
+    for (std::int64_t i = 0; i < kCount; ++i) simd::store(p + i * simd::kLanes<T>, v[i]);
+  }
+  // *this += a * b, lane by lane.
+  void add_product(const Block64& a, const Block64& b) {
+    for (std::int64_t i = 0; i < kCount; ++i) v[i] += a.v[i] * b.v[i];
+  }
+};
+#endif
+
+// How the fast path stores a block of sums: as they are, or through the batch norm and
+// activation of a convolution's epilogue (backend/cpu/epilogue.hpp) while they are still
+// in registers, with the coefficients of a block of channels loaded once for a run of
+// pixels. Offsets count within the filter's period (see DepthwiseInterior).
+template <class T>
+struct PlainSums {
+#if SYMFLOW_CPU_VECTOR_EXTENSIONS
+  struct Held {
+    void operator()(T* out, const Block64<T>& sum) const { sum.store(out); }
+  };
+  Held hold(std::int64_t) const { return {}; }
+#endif
+  T operator()(T sum, std::int64_t) const { return sum; }
+};
+
+template <class T, EpilogueActivation A>
+struct NormalizedSums {
+  const T* center;  // each [period], repeated as the filter is
+  const T* multiplier;
+  const T* offset;
+#if SYMFLOW_CPU_VECTOR_EXTENSIONS
+  struct Held {
+    Block64<T> center, multiplier, offset;
+    void operator()(T* out, Block64<T> sum) const {
+      for (std::int64_t i = 0; i < Block64<T>::kCount; ++i)
+        sum.v[i] = normalize<A>(sum.v[i], center.v[i], multiplier.v[i], offset.v[i]);
+      sum.store(out);
+    }
+  };
+  Held hold(std::int64_t at) const {
+    return {Block64<T>::load(center + at), Block64<T>::load(multiplier + at),
+            Block64<T>::load(offset + at)};
+  }
+#endif
+  T operator()(T sum, std::int64_t at) const {
+    return normalize<A>(sum, center[at], multiplier[at], offset[at]);
+  }
+};
+
 // The forward pass's fast path, for one filter per channel (multiplier 1) and no dilation,
 // over the output columns [begin, end) whose taps all lie inside the input: no tap lists,
-// and with stride 1 the row is one run of out_cols * depth elements, swept a vector of
-// `kWidth` at a time whatever the depth (at depth 8 a pixel alone fills half an AVX-512
-// register, and pixel by pixel the tap lists cost more than the multiply-adds). The
-// filter is read through `repeated`: each tap's channels repeated to a period of
-// `period` elements (a multiple of kWidth), so the block at element j reads the tap's
-// weights at j % period.
+// one 64-byte vector of channels at a time whatever the depth (at depth 8 a pixel alone
+// fills half an AVX-512 register, and pixel by pixel the tap lists cost more than the
+// multiply-adds). The filter is read through `repeated`: each tap's channels repeated to a
+// period of `period` elements, a multiple of kWidth. Every vector of a sweep reads the
+// same taps of the filter, so for the usual 3x3 filter they stay in registers: with depth
+// at most kWidth the row is one run of out_cols * depth elements whose vectors all start a
+// period; otherwise the sweep goes one block of channels at a time, pixel by pixel.
+// Needs the compiler's vector extensions (GCC, Clang); without them the general path runs.
 template <class T>
 struct DepthwiseInterior {
   static constexpr std::int64_t kWidth = 64 / static_cast<std::int64_t>(sizeof(T));
@@ -240,6 +305,7 @@ struct DepthwiseInterior {
   // a depth that divides kWidth or that kWidth divides; with a larger stride, whole vectors
   // of channels.
   static bool serves(const DepthwiseConv2DGeometry& g) {
+    if (!simd::kAvailable) return false;
     if (g.multiplier != 1 || g.dilation_rows != 1 || g.dilation_cols != 1) return false;
     const std::int64_t d = g.in_depth;
     if (g.stride_cols == 1) return d > 0 && (kWidth % d == 0 || d % kWidth == 0);
@@ -259,9 +325,11 @@ struct DepthwiseInterior {
     return std::max(first_column(), std::min(g.out_cols, room / g.stride_cols + 1));
   }
 
-  // Columns [begin, end) of output row oh of `image` into out_row.
-  void row(const T* image, std::int64_t oh, std::int64_t begin, std::int64_t end,
-           T* out_row) const {
+  // Columns [begin, end) of output row oh of `image` into out_row, stored through `sums`
+  // (PlainSums or NormalizedSums).
+  template <class Sums>
+  void row(const T* image, std::int64_t oh, std::int64_t begin, std::int64_t end, T* out_row,
+           const Sums& sums) const {
     if (begin >= end) return;
     const std::int64_t d = g.in_depth, fc = g.filter_cols;
     // Each tap that lands in the input: where column `begin`'s window starts, per row.
@@ -277,41 +345,117 @@ struct DepthwiseInterior {
         ++taps;
       }
     }
-    using Block = Eigen::Array<T, kWidth, 1>;
     T* out = out_row + begin * d;
-    if (g.stride_cols == 1) {
-      const std::int64_t n = (end - begin) * d;
-      std::int64_t j = 0;
-      for (std::int64_t w = 0; j + kWidth <= n;
-           j += kWidth, w = w + kWidth == period ? 0 : w + kWidth) {
-        Block sum = Block::Zero();
-        for (std::int64_t t = 0; t < taps; ++t)
-          sum += Eigen::Map<const Block>(first[t] + j) * Eigen::Map<const Block>(weights[t] + w);
-        Eigen::Map<Block>(out + j) = sum;
+    // A 3x3 filter: 9 taps, or 6 on a row at the top or bottom edge.
+    if (taps == 9) return sweep<9>(first, weights, taps, end - begin, out, sums);
+    if (taps == 6) return sweep<6>(first, weights, taps, end - begin, out, sums);
+    sweep<0>(first, weights, taps, end - begin, out, sums);
+  }
+
+  // `columns` output pixels from the taps' first inputs; Taps is the number of taps when
+  // known at compile time (their weights then held in registers), 0 otherwise.
+  template <int Taps, class Sums>
+  void sweep(const T* const* first, const T* const* weights, std::int64_t taps,
+             std::int64_t columns, T* out, const Sums& sums) const {
+    const std::int64_t d = g.in_depth;
+    const std::int64_t n = Taps > 0 ? Taps : taps;
+#if SYMFLOW_CPU_VECTOR_EXTENSIONS
+    using Block = Block64<T>;
+    // The sum of the block of products at j, the filter's block at `at` (held when Taps > 0).
+    Block held[Taps > 0 ? Taps : 1];
+    const auto hold = [&](std::int64_t at) {
+      if constexpr (Taps > 0)
+        for (int t = 0; t < Taps; ++t) held[t] = Block::load(weights[t] + at);
+    };
+    const auto sum_at = [&](std::int64_t j, std::int64_t at) {
+      Block sum{};
+      for (std::int64_t t = 0; t < n; ++t) {
+        if constexpr (Taps > 0)
+          sum.add_product(Block::load(first[t] + j), held[t]);
+        else
+          sum.add_product(Block::load(first[t] + j), Block::load(weights[t] + at));
       }
-      for (; j < n; ++j) {
+      return sum;
+    };
+    if (g.stride_cols == 1 && d <= kWidth) {  // period kWidth: every vector starts one
+      const std::int64_t elements = columns * d;
+      hold(0);
+      const auto store = sums.hold(0);
+      std::int64_t j = 0;
+      for (; j + kWidth <= elements; j += kWidth) store(out + j, sum_at(j, 0));
+      for (; j < elements; ++j) {
+        const std::int64_t at = j % kWidth;
         T sum{0};
-        for (std::int64_t t = 0; t < taps; ++t) sum += first[t][j] * weights[t][j % period];
-        out[j] = sum;
+        for (std::int64_t t = 0; t < n; ++t) sum += first[t][j] * weights[t][at];
+        out[j] = sums(sum, at);
       }
       return;
     }
     const std::int64_t step = g.stride_cols * d;
-    for (std::int64_t ow = 0; ow < end - begin; ++ow)
-      for (std::int64_t c = 0; c < d; c += kWidth) {
-        Block sum = Block::Zero();
-        for (std::int64_t t = 0; t < taps; ++t)
-          sum += Eigen::Map<const Block>(first[t] + ow * step + c) *
-                 Eigen::Map<const Block>(weights[t] + c);
-        Eigen::Map<Block>(out + ow * d + c) = sum;
-      }
+    for (std::int64_t c = 0; c < d; c += kWidth) {
+      hold(c);
+      const auto store = sums.hold(c);
+      for (std::int64_t ow = 0; ow < columns; ++ow)
+        store(out + ow * d + c, sum_at(ow * step + c, c));
+    }
+#else
+    (void)first, (void)weights, (void)n, (void)columns, (void)out, (void)sums, (void)d;
+#endif
   }
 };
+
+// The fast path's rows, split over the runner's threads: each row's interior through
+// `sums`, then its border pixels, each with its list of taps inside the input, and the
+// epilogue on each of them.
+template <class T, class Runner, class Sums, class Epilogue>
+void depthwise_forward_rows(const Runner& runner, const DepthwiseInterior<T>& interior,
+                            const T* input, const T* filter, T* output, const Sums& sums,
+                            const Epilogue& epilogue) {
+  const DepthwiseConv2DGeometry& g = interior.g;
+  const std::int64_t depth = g.in_depth, out_depth = g.out_depth(), taps = g.taps();
+  const std::int64_t begin = interior.first_column(), end = interior.end_column();
+  const std::int64_t border = begin + (g.out_cols - end);  // pixels with taps outside
+  const double row_work = double(g.out_cols) * double(taps) * double(out_depth);
+  for_chunks_with_row_taps<T>(
+      runner, g.batch * g.out_rows, min_tasks(row_work), border, taps, 0,
+      [&](const RowTaps<T>& rt, std::int64_t r0, std::int64_t r1) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const std::int64_t n = r / g.out_rows, oh = r - n * g.out_rows;
+          const T* image = input + n * g.in_rows * g.in_cols * depth;
+          T* out_row = output + r * g.out_cols * out_depth;
+          interior.row(image, oh, begin, end, out_row, sums);
+          std::int64_t b = 0;
+          for (std::int64_t ow = 0; ow < g.out_cols; ++ow) {
+            if (ow == begin) ow = std::max(ow, end);
+            if (ow >= g.out_cols) break;
+            const T** in_taps = rt.first(b);
+            const T** tap_of = rt.second(b);
+            std::int64_t valid = 0;
+            for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
+              const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh;
+              if (ih < 0 || ih >= g.in_rows) continue;
+              for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
+                const std::int64_t iw = ow * g.stride_cols - g.pad_left + kw;
+                if (iw < 0 || iw >= g.in_cols) continue;
+                in_taps[valid] = image + (ih * g.in_cols + iw) * depth;
+                tap_of[valid] = filter + (kh * g.filter_cols + kw) * out_depth;
+                ++valid;
+              }
+            }
+            T* pixel = out_row + ow * out_depth;
+            sum_of_tap_products(in_taps, tap_of, valid, out_depth, pixel);
+            if constexpr (Epilogue::active) epilogue(pixel, 1, out_depth, 0, out_depth);
+            ++b;
+          }
+        }
+      });
+}
 
 }  // namespace detail
 
 // output [batch, out_rows, out_cols, in_depth * multiplier] = depthwise_conv(input, filter),
-// then an active `epilogue` (backend/cpu/epilogue.hpp) on each output row once it is done.
+// then an active `epilogue` (backend/cpu/epilogue.hpp): on the fast path on each vector of
+// sums still in registers, otherwise on each output row once it is done.
 template <class T, class Runner, class Epilogue = NoEpilogue>
 void depthwise_conv2d_forward(const Runner& runner, const DepthwiseConv2DGeometry& g,
                               const T* input, const T* filter, T* output,
@@ -322,51 +466,41 @@ void depthwise_conv2d_forward(const Runner& runner, const DepthwiseConv2DGeometr
   using Interior = detail::DepthwiseInterior<T>;
   if (Interior::serves(g) && taps <= 64) {
     const std::int64_t period = Interior::period_of(g);
-    const symflow::detail::PooledArray<T> repeated(static_cast<std::size_t>(taps * period));
     // Each tap's depth weights, repeated to fill the period (a copy per repeat: a
-    // division per element cost more than the convolution at batch 1).
-    for (std::int64_t t = 0; t < taps; ++t)
+    // division per element cost more than the convolution at batch 1), and after them the
+    // epilogue's center, multiplier and offset repeated alike.
+    const std::int64_t arrays = taps + (Epilogue::active ? 3 : 0);
+    const symflow::detail::PooledArray<T> repeated(static_cast<std::size_t>(arrays * period));
+    const auto repeat_to_period = [&](const T* from, T* to) {
       for (std::int64_t i = 0; i < period; i += depth)
-        std::copy_n(filter + t * depth, std::min(depth, period - i),
-                    repeated.data() + t * period + i);
+        std::copy_n(from, std::min(depth, period - i), to + i);
+    };
+    for (std::int64_t t = 0; t < taps; ++t)
+      repeat_to_period(filter + t * depth, repeated.data() + t * period);
     const Interior interior{g, repeated.data(), period};
-    const std::int64_t begin = interior.first_column(), end = interior.end_column();
-    const std::int64_t border = begin + (g.out_cols - end);  // pixels with taps outside
-    const double row_work = double(g.out_cols) * double(taps) * double(out_depth);
-    detail::for_chunks_with_row_taps<T>(
-        runner, rows, detail::min_tasks(row_work), border, taps, 0,
-        [&](const detail::RowTaps<T>& rt, std::int64_t r0, std::int64_t r1) {
-          for (std::int64_t r = r0; r < r1; ++r) {
-            const std::int64_t n = r / g.out_rows, oh = r - n * g.out_rows;
-            const T* image = input + n * g.in_rows * g.in_cols * depth;
-            T* out_row = output + r * g.out_cols * out_depth;
-            interior.row(image, oh, begin, end, out_row);
-            // The border pixels, each with its list of taps inside the input.
-            std::int64_t b = 0;
-            for (std::int64_t ow = 0; ow < g.out_cols; ++ow) {
-              if (ow == begin) ow = std::max(ow, end);
-              if (ow >= g.out_cols) break;
-              const T** in_taps = rt.first(b);
-              const T** tap_of = rt.second(b);
-              std::int64_t valid = 0;
-              for (std::int64_t kh = 0; kh < g.filter_rows; ++kh) {
-                const std::int64_t ih = oh * g.stride_rows - g.pad_top + kh;
-                if (ih < 0 || ih >= g.in_rows) continue;
-                for (std::int64_t kw = 0; kw < g.filter_cols; ++kw) {
-                  const std::int64_t iw = ow * g.stride_cols - g.pad_left + kw;
-                  if (iw < 0 || iw >= g.in_cols) continue;
-                  in_taps[valid] = image + (ih * g.in_cols + iw) * depth;
-                  tap_of[valid] = filter + (kh * g.filter_cols + kw) * out_depth;
-                  ++valid;
-                }
-              }
-              detail::sum_of_tap_products(in_taps, tap_of, valid, out_depth,
-                                          out_row + ow * out_depth);
-              ++b;
-            }
-            if constexpr (Epilogue::active) epilogue(out_row, g.out_cols, out_depth, 0, out_depth);
-          }
-        });
+    const auto with_sums = [&](const auto& sums) {
+      detail::depthwise_forward_rows(runner, interior, input, filter, output, sums, epilogue);
+    };
+    if constexpr (Epilogue::active) {
+      T* coefficients = repeated.data() + taps * period;
+      repeat_to_period(epilogue.center, coefficients);
+      repeat_to_period(epilogue.multiplier, coefficients + period);
+      repeat_to_period(epilogue.offset, coefficients + 2 * period);
+      const auto normalized = [&]<EpilogueActivation A>() {
+        with_sums(detail::NormalizedSums<T, A>{coefficients, coefficients + period,
+                                               coefficients + 2 * period});
+      };
+      switch (epilogue.activation) {
+        case EpilogueActivation::none:
+          return normalized.template operator()<EpilogueActivation::none>();
+        case EpilogueActivation::relu:
+          return normalized.template operator()<EpilogueActivation::relu>();
+        case EpilogueActivation::relu6:
+          return normalized.template operator()<EpilogueActivation::relu6>();
+      }
+    } else {
+      with_sums(detail::PlainSums<T>{});
+    }
     return;
   }
   const bool repeat = g.multiplier != 1;
