@@ -143,37 +143,64 @@ SYMFLOW_OP_DEF(kSqueezeOp, OpDef{.type = "Squeeze",
                                  .accepts_storage_dtypes = true});
 
 // ---- BroadcastTo, Tile -----------------------------------------------------------
-// Copies `in` into an `out_dims` buffer, repeating it along broadcast axes; `period`
-// reads input index (i mod dim) instead, which is how Tile repeats.
-inline void broadcast_copy(const Value& in, Value& out, bool tile) {
+namespace broadcast_detail {
+
+// Axis `a` and those inside it: the input's distinct entries along the axis first, each a
+// block of the output, then that stretch of output repeated by doubling copies until the
+// axis is full. A broadcast axis has one entry; Tile's has the input's dim, and its
+// output repeats the input with that period. Axes from `same_from` on are alike in input
+// and output: one copy.
+struct BroadcastCopy {
+  const Dims& in_dims;
+  const Dims& out_dims;
+  std::vector<std::size_t> in_block, out_block;  // bytes of one entry along each axis
+  std::size_t same_from;
+
+  void copy(std::size_t a, const std::byte* src, std::byte* dst) const {
+    if (a >= same_from) {
+      std::memcpy(dst, src,
+                  a == 0 ? in_block[0] * static_cast<std::size_t>(in_dims[0]) : in_block[a - 1]);
+      return;
+    }
+    const auto entries = static_cast<std::size_t>(in_dims[a]);
+    for (std::size_t i = 0; i < entries; ++i)
+      copy(a + 1, src + i * in_block[a], dst + i * out_block[a]);
+    const std::size_t total = out_block[a] * static_cast<std::size_t>(out_dims[a]);
+    for (std::size_t done = entries * out_block[a]; done < total;) {
+      const std::size_t more = std::min(done, total - done);
+      std::memcpy(dst + done, dst, more);
+      done += more;
+    }
+  }
+};
+
+}  // namespace broadcast_detail
+
+// Copies `in` into `out`, whose dims are `in`'s with some axes repeated: a broadcast axis
+// (BroadcastTo) has dim 1 in `in`; a tiled one (`tile`) repeats `in` along it, reading
+// input index (i mod dim).
+inline void broadcast_copy(const Value& in, Value& out) {
   const Dims& od = out.dims();
   const std::size_t rank = od.size();
-  const std::int64_t n = out.size();
-  if (n == 0) return;
+  if (out.size() == 0) return;
   const std::size_t elem = dtype_size(in.dtype());
   const auto* src = static_cast<const std::byte*>(in.raw_data());
   auto* dst = static_cast<std::byte*>(out.raw_data());
-  if (rank == 0) {
-    std::memcpy(dst, src, elem);
-    return;
-  }
-  // Input dims aligned to the output's rank, and their row-major strides.
+  // Input dims aligned to the output's rank.
   Dims id(rank, 1);
   for (std::size_t k = 0; k < in.dims().size(); ++k) id[rank - in.dims().size() + k] = in.dims()[k];
-  Dims stride(rank, 1);
-  for (std::size_t a = rank - 1; a-- > 0;) stride[a] = stride[a + 1] * id[a + 1];
-  Dims index(rank, 0);
-  for (std::int64_t o = 0; o < n; ++o) {
-    std::int64_t i = 0;
-    for (std::size_t a = 0; a < rank; ++a)
-      i += (tile ? index[a] % id[a] : (id[a] == 1 ? 0 : index[a])) * stride[a];
-    std::memcpy(dst + static_cast<std::size_t>(o) * elem, src + static_cast<std::size_t>(i) * elem,
-                elem);
-    for (std::size_t a = rank; a-- > 0;) {
-      if (++index[a] < od[a]) break;
-      index[a] = 0;
-    }
+  broadcast_detail::BroadcastCopy c{id, od, std::vector<std::size_t>(rank, elem),
+                                    std::vector<std::size_t>(rank, elem), rank};
+  for (std::size_t a = rank; a-- > 1;) {
+    c.in_block[a - 1] = c.in_block[a] * static_cast<std::size_t>(id[a]);
+    c.out_block[a - 1] = c.out_block[a] * static_cast<std::size_t>(od[a]);
   }
+  while (c.same_from > 0 && id[c.same_from - 1] == od[c.same_from - 1]) --c.same_from;
+  if (rank == 0 || c.same_from == 0) {
+    std::memcpy(dst, src, static_cast<std::size_t>(out.size()) * elem);
+    return;
+  }
+  c.copy(0, src, dst);
 }
 
 inline std::vector<TensorSpec> infer_broadcast_to(const InferContext& c) {
