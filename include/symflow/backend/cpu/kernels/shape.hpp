@@ -69,8 +69,8 @@ inline void broadcast_to_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   Dims target = shape_argument(ctx.input(1));
   check_broadcast_to(ctx, in.dims(), target);
-  Value& out = ctx.allocate_output(0, in.dtype(), target);
-  broadcast_copy(in, out, false);
+  Value& out = ctx.allocate_output_for_overwrite(0, in.dtype(), target);
+  broadcast_copy(in, out);
 }
 
 // Tile's multiples checked against the input's dims (the CPU and GPU kernels share it);
@@ -101,8 +101,8 @@ inline void tile_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
   Dims m = shape_argument(ctx.input(1));
   const Dims out = tile_out_dims(ctx, in.dims(), m);
-  Value& o = ctx.allocate_output(0, in.dtype(), out);
-  broadcast_copy(in, o, true);
+  Value& o = ctx.allocate_output_for_overwrite(0, in.dtype(), out);
+  broadcast_copy(in, o);
 }
 
 // ---- BroadcastGradientArgs ---------------------------------------------------------
@@ -118,7 +118,11 @@ inline void broadcast_gradient_args_kernel(KernelContext& ctx) {
 template <int V>
 void filled_like_kernel(KernelContext& ctx) {
   const Value& in = ctx.input(0);
-  Value& out = ctx.allocate_output(0, in.dtype(), in.dims());
+  if constexpr (V == 0) {
+    ctx.allocate_output(0, in.dtype(), in.dims());  // zero-filled, empty strings
+    return;
+  }
+  Value& out = ctx.allocate_output_for_overwrite(0, in.dtype(), in.dims());
   if (is_storage_dtype(in.dtype())) {  // V converted once, then copied as bytes
     const std::int32_t v = V;
     const std::size_t elem = dtype_size(in.dtype());

@@ -65,7 +65,7 @@ inline std::pair<Dims, View> transpose_plan(const KernelContext& ctx, const Dims
 inline void transpose_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
   const auto [out_dims, src] = transpose_plan(ctx, x.dims(), ctx.input(1));
-  Value& out = ctx.allocate_output(0, x.dtype(), out_dims);
+  Value& out = ctx.allocate_output_for_overwrite(0, x.dtype(), out_dims);
   copy_box(x.raw_data(), src, out.raw_data(), contiguous(out_dims), out_dims,
            dtype_size(x.dtype()));
 }
@@ -121,7 +121,7 @@ inline void concat_kernel(KernelContext& ctx) {
   const auto [a, out_dims] = concat_plan(ctx, n, scalar_index(ctx.input(n)));
   std::vector<const Value*> parts;
   for (std::size_t i = 0; i < n; ++i) parts.push_back(&ctx.input(i));
-  Value& out = ctx.allocate_output(0, ctx.input(0).dtype(), out_dims);
+  Value& out = ctx.allocate_output_for_overwrite(0, ctx.input(0).dtype(), out_dims);
   concat_into(parts, a, out);
 }
 
@@ -196,7 +196,7 @@ inline void pack_kernel(KernelContext& ctx) {
   for (const Value& p : parts) ptrs.push_back(&p);
   Dims out_dims = slab;
   out_dims[a] = static_cast<std::int64_t>(ctx.num_inputs());
-  Value& out = ctx.allocate_output(0, first.dtype(), out_dims);
+  Value& out = ctx.allocate_output_for_overwrite(0, first.dtype(), out_dims);
   concat_into(ptrs, a, out);
 }
 
@@ -329,7 +329,7 @@ inline std::pair<Dims, View> slice_plan(const KernelContext& ctx, const Dims& x_
 inline void slice_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
   const auto [size, src] = slice_plan(ctx, x.dims(), ctx.input(1), ctx.input(2));
-  Value& out = ctx.allocate_output(0, x.dtype(), size);
+  Value& out = ctx.allocate_output_for_overwrite(0, x.dtype(), size);
   copy_box(x.raw_data(), src, out.raw_data(), contiguous(size), size, dtype_size(x.dtype()));
 }
 
@@ -363,7 +363,7 @@ inline void strided_slice_kernel(KernelContext& ctx) {
   const Value& x = ctx.input(0);
   StridedSliceSpec spec = runtime_strided_slice(ctx, x.dims(), ctx.input(1), ctx.input(2),
                                                 ctx.input(3), strided_slice_masks(ctx));
-  Value& out = ctx.allocate_output(0, x.dtype(), spec.final_shape);
+  Value& out = ctx.allocate_output_for_overwrite(0, x.dtype(), spec.final_shape);
   copy_box(x.raw_data(), strided_view(spec, x.dims()), out.raw_data(), contiguous(spec.processing),
            spec.processing, dtype_size(x.dtype()));
 }
@@ -419,7 +419,7 @@ inline void gather_kernel(KernelContext& ctx) {
   const Dims& idx = plan.indices;
   const Dims& out_dims = plan.out_dims;
   const std::int64_t limit = params.dims()[a];
-  Value& out = ctx.allocate_output(0, params.dtype(), out_dims);
+  Value& out = ctx.allocate_output_for_overwrite(0, params.dtype(), out_dims);
   std::int64_t outer = 1, inner = 1;
   for (std::size_t i = 0; i < a; ++i) outer *= params.dims()[i];
   for (std::size_t i = a + 1; i < params.dims().size(); ++i) inner *= params.dims()[i];
