@@ -21,11 +21,11 @@ namespace tf = symflow;
 using tf::Value;
 
 // Runs the CPU kernel of `type` on `inputs`, lent to it as forwardable when `lend`.
-Value run_kernel(std::string_view type, std::vector<Value>& inputs, bool lend) {
+Value run_kernel(std::string_view type, std::vector<Value>& inputs, bool lend,
+                 const tf::AttrMap& attrs = {}) {
   const tf::OpDef* def = tf::find_op_def(type);
   REQUIRE(def != nullptr);
   const std::string name(type);
-  const tf::AttrMap attrs;
   std::vector<Value> outputs(1);
   tf::KernelContext::Session s;
   if (lend) s.forwardable_inputs = inputs;
@@ -55,6 +55,29 @@ TEST_CASE("forwarding: Add and Relu write over an input held by the kernel alone
   Value relu = run_kernel("Relu", one, true);
   CHECK(relu.raw_data() == r);
   CHECK(relu == Value::from_vector<float>({0, 2, 0, 4}, {2, 2}));
+}
+
+TEST_CASE("forwarding: BiasAdd adds the bias in the value's own buffer, in either layout") {
+  for (const char* format : {"NHWC", "NCHW"}) {
+    CAPTURE(format);
+    // Rank 2: channels on axis 1 in both layouts, each NCHW plane one element.
+    const tf::AttrMap attrs{{"data_format", std::string(format)}};
+    std::vector<Value> in{Value::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}),
+                          Value::from_vector<float>({10, 20, 30}, {3})};
+    const void* a = in[0].raw_data();
+    const Value out = run_kernel("BiasAdd", in, true, attrs);
+    CHECK(out.raw_data() == a);
+    CHECK(in[0].is_none());
+    CHECK(out == Value::from_vector<float>({11, 22, 33, 14, 25, 36}, {2, 3}));
+
+    std::vector<Value> ints{Value::from_vector<std::int32_t>({1, 2, 3, 4, 5, 6}, {2, 3}),
+                            Value::from_vector<std::int32_t>({10, 20, 30}, {3})};
+    const Value kept = ints[0];  // another owner: a new buffer
+    const Value sum = run_kernel("BiasAdd", ints, true, attrs);
+    CHECK(!sum.shares_buffer_with(kept));
+    CHECK(kept == Value::from_vector<std::int32_t>({1, 2, 3, 4, 5, 6}, {2, 3}));
+    CHECK(sum == Value::from_vector<std::int32_t>({11, 22, 33, 14, 25, 36}, {2, 3}));
+  }
 }
 
 TEST_CASE("forwarding: a buffer with another owner, another dtype or shape is not taken") {

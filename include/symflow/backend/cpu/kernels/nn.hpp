@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "symflow/backend/cpu/batch_norm.hpp"
 #include "symflow/backend/cpu/elementwise.hpp"
 #include "symflow/backend/cpu/epilogue.hpp"
@@ -290,15 +292,17 @@ inline void bias_add_kernel(KernelContext& ctx) {
   visit_dtype(value.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (BiasAddTypes::accepts<T>) {
-      Value& out = ctx.allocate_output_for_overwrite(0, value.dtype(), value.dims());
       const T* x = value.data<T>();
       const T* b = bias.data<T>();
+      const std::int64_t size = value.size(), batch = value.dims()[0];
+      // In place where the value's buffer is the kernel's alone (x then equals y; `value`
+      // reads as None after).
+      Value& out = ctx.forward_input_or_allocate_output({0}, 0, value.dtype(), value.dims());
       T* y = out.data<T>();
       if (nchw) {
         // [batch, channels, inner]: each channel's plane gets its bias.
-        const std::int64_t batch = value.dims()[0];
         const std::int64_t planes = batch * channels;
-        const std::int64_t inner = planes > 0 ? value.size() / planes : 0;
+        const std::int64_t inner = planes > 0 ? size / planes : 0;
         ctx.parallel_for(planes, cpu::kReduceMinChunk / std::max<std::int64_t>(1, inner),
                          [&](std::int64_t p0, std::int64_t p1) {
                            for (std::int64_t p = p0; p < p1; ++p) {
@@ -309,12 +313,22 @@ inline void bias_add_kernel(KernelContext& ctx) {
                          });
         return;
       }
-      const std::int64_t rows = channels ? value.size() / channels : 0;
+      const std::int64_t rows = channels ? size / channels : 0;
       ctx.parallel_for(rows, cpu::kReduceMinChunk / std::max<std::int64_t>(1, channels),
                        [&](std::int64_t r0, std::int64_t r1) {
-                         for (std::int64_t r = r0; r < r1; ++r)
-                           for (std::int64_t j = 0; j < channels; ++j)
-                             y[r * channels + j] = add_wrapping(x[r * channels + j], b[j]);
+                         for (std::int64_t r = r0; r < r1; ++r) {
+                           if constexpr (std::is_floating_point_v<T>) {
+                             // Vectorised whatever the optimisation level (GCC's -O2 does
+                             // not vectorise a loop whose pointers may alias).
+                             using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+                             Eigen::Map<Row>(y + r * channels, channels) =
+                                 Eigen::Map<const Row>(x + r * channels, channels) +
+                                 Eigen::Map<const Row>(b, channels);
+                           } else {
+                             for (std::int64_t j = 0; j < channels; ++j)
+                               y[r * channels + j] = add_wrapping(x[r * channels + j], b[j]);
+                           }
+                         }
                        });
     } else {
       unsupported_dtype(ctx, value.dtype());
