@@ -153,22 +153,21 @@ namespace broadcast_detail {
 struct BroadcastCopy {
   const Dims& in_dims;
   const Dims& out_dims;
-  std::vector<std::size_t> in_block, out_block;  // bytes of one entry along each axis
+  Dims in_block, out_block;  // bytes of one entry along each axis (Dims: no heap)
   std::size_t same_from;
 
   void copy(std::size_t a, const std::byte* src, std::byte* dst) const {
     if (a >= same_from) {
-      std::memcpy(dst, src,
-                  a == 0 ? in_block[0] * static_cast<std::size_t>(in_dims[0]) : in_block[a - 1]);
+      std::memcpy(dst, src, static_cast<std::size_t>(in_block[a - 1]));
       return;
     }
-    const auto entries = static_cast<std::size_t>(in_dims[a]);
-    for (std::size_t i = 0; i < entries; ++i)
+    const std::int64_t entries = in_dims[a];
+    for (std::int64_t i = 0; i < entries; ++i)
       copy(a + 1, src + i * in_block[a], dst + i * out_block[a]);
-    const std::size_t total = out_block[a] * static_cast<std::size_t>(out_dims[a]);
-    for (std::size_t done = entries * out_block[a]; done < total;) {
-      const std::size_t more = std::min(done, total - done);
-      std::memcpy(dst + done, dst, more);
+    const std::int64_t total = out_block[a] * out_dims[a];
+    for (std::int64_t done = entries * out_block[a]; done < total;) {
+      const std::int64_t more = std::min(done, total - done);
+      std::memcpy(dst + done, dst, static_cast<std::size_t>(more));
       done += more;
     }
   }
@@ -189,11 +188,11 @@ inline void broadcast_copy(const Value& in, Value& out) {
   // Input dims aligned to the output's rank.
   Dims id(rank, 1);
   for (std::size_t k = 0; k < in.dims().size(); ++k) id[rank - in.dims().size() + k] = in.dims()[k];
-  broadcast_detail::BroadcastCopy c{id, od, std::vector<std::size_t>(rank, elem),
-                                    std::vector<std::size_t>(rank, elem), rank};
+  const auto bytes = static_cast<std::int64_t>(elem);
+  broadcast_detail::BroadcastCopy c{id, od, Dims(rank, bytes), Dims(rank, bytes), rank};
   for (std::size_t a = rank; a-- > 1;) {
-    c.in_block[a - 1] = c.in_block[a] * static_cast<std::size_t>(id[a]);
-    c.out_block[a - 1] = c.out_block[a] * static_cast<std::size_t>(od[a]);
+    c.in_block[a - 1] = c.in_block[a] * id[a];
+    c.out_block[a - 1] = c.out_block[a] * od[a];
   }
   while (c.same_from > 0 && id[c.same_from - 1] == od[c.same_from - 1]) --c.same_from;
   if (rank == 0 || c.same_from == 0) {
