@@ -61,18 +61,23 @@ void binary(KernelContext& ctx, F f) {
   const T* x = a.data<T>();
   const T* y = b.data<T>();
   const std::int64_t a_size = a.size(), b_size = b.size();
-  // Equal shapes (the common case) need no broadcast shape.
-  const bool same = a.dims() == b.dims();
-  const Dims broadcast = same ? Dims{} : broadcast_out_dims(ctx, a.dims(), b.dims());
-  const std::int64_t n = same ? a_size : num_elements(broadcast);
+  // Equal shapes (the common case) need no broadcast shape, nor any other Dims: a small
+  // op's whole cost is a few of these.
+  if (a.dims() == b.dims()) {
+    Value& out = ctx.forward_input_or_allocate_output({0, 1}, 0, dtype_v<R>, a.dims());
+    R* z = out.data<R>();
+    for (std::int64_t i = 0; i < a_size; ++i) z[i] = f(x[i], y[i]);
+    return;
+  }
+  const Dims broadcast = broadcast_out_dims(ctx, a.dims(), b.dims());
+  const std::int64_t n = num_elements(broadcast);
   const bool general = n > 0 && !(a_size == n && b_size == n) && !(b_size == 1 && a_size == n) &&
                        !(a_size == 1 && b_size == n);
   // The general case's strides come first: the output may take either input's buffer
   // (each element is read before it is written), which moves that input out.
   const Dims sa = general ? broadcast_strides(a.dims(), broadcast) : Dims{};
   const Dims sb = general ? broadcast_strides(b.dims(), broadcast) : Dims{};
-  Value& out =
-      ctx.forward_input_or_allocate_output({0, 1}, 0, dtype_v<R>, same ? a.dims() : broadcast);
+  Value& out = ctx.forward_input_or_allocate_output({0, 1}, 0, dtype_v<R>, broadcast);
   R* z = out.data<R>();
   if (a_size == n && b_size == n) {
     for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i], y[i]);
