@@ -165,7 +165,9 @@ class Run {
         break;
       case PlanStep::Kind::guarded:
         if (meets_dead(s, step)) return die(s, step);
-        if (s.passes_on) return pass_on(s, step);
+        // An Identity of a variable reference forwards the reference, below.
+        if (s.passes_on && !(s.forwards_ref && slots_.refs[plan_.input_slots[s.first_input]]))
+          return pass_on(s, step);
         if (!plan_.constants[step].is_none() && devices_.host(s.device)) {
           slots_.values[s.first_output] = plan_.constants[step];  // a Const in a branch or loop
           slots_.dead[s.first_output] = 0;
@@ -196,8 +198,8 @@ class Run {
       scratch_.dead_steps[step] = 1;
   }
 
-  // A guarded Enter, Exit, NextIteration or LoopCond: its output is its input, without a
-  // KernelContext or a kernel call (a loop's iteration runs several of them).
+  // A guarded Enter, Exit, NextIteration, LoopCond or Identity: its output is its input,
+  // without a KernelContext or a kernel call (a loop's iteration runs several of them).
   void pass_on(const PlanStep& s, std::size_t step) {
     const std::uint32_t k = s.first_input;
     const std::string& name = plan_.nodes[step].name;

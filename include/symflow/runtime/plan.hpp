@@ -65,7 +65,7 @@ struct PlanStep {
   bool forwards_ref = false;  // passes a reference on input 0 on (Identity of a variable)
   bool takes_refs = false;    // some input is InputMode::reference
   bool enters_frame = false;  // an Enter: runs in its loop's first iteration only
-  bool passes_on = false;     // Enter, Exit, NextIteration, LoopCond: output = input
+  bool passes_on = false;     // Enter, Exit, NextIteration, LoopCond, Identity: output = input
   std::uint8_t device = 0;    // an index into the session's devices
   std::uint32_t node = 0;     // the node's id: its kernel state in the session
   std::uint32_t first_input = 0, num_inputs = 0;    // into input_slots and input_modes
@@ -213,7 +213,8 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
     s.num_outputs = static_cast<std::uint32_t>(n.outputs.size());
     s.kernel = kernel_of_step[step];
     s.enters_frame = is_enter_op(n.def);
-    s.passes_on = passes_value_on(n.def) && n.inputs.size() == 1 && n.outputs.size() == 1;
+    s.passes_on = (passes_value_on(n.def) || is_op(n.def, "Identity")) && n.inputs.size() == 1 &&
+                  n.outputs.size() == 1;
     if (!guarded.empty() && guarded[step]) {
       s.kind = PlanStep::Kind::guarded;
       s.first_control = static_cast<std::uint32_t>(plan.control_steps.size());
