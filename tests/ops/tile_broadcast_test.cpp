@@ -49,36 +49,35 @@ void check_repeats(const Value& in, const Value& out) {
   }
 }
 
-template <class T>
-void check_tile(DType dtype, const Dims& in_dims, const Dims& multiples) {
+// Runs `build` (Tile or BroadcastTo) on a fed input of in_dims; the output must have dims
+// `want` and repeat the input.
+template <class T, class Build>
+void check_repeating_op(DType dtype, const Dims& in_dims, const Dims& want, Build build) {
   CAPTURE(tf::dims_to_string(in_dims));
-  CAPTURE(tf::dims_to_string(multiples));
+  CAPTURE(tf::dims_to_string(want));
   tf::Graph g;
   auto guard = g.as_default();
   auto x = tf::placeholder(dtype, tf::Shape(in_dims), "x");
-  auto y = tf::tile(x, multiples);
+  auto y = build(x);
   tf::Session s(g);
   const Value in = counting<T>(dtype, in_dims);
   const Value out = s.run(y, {{x, in}});
-  Dims want(in_dims.size());
-  for (std::size_t a = 0; a < in_dims.size(); ++a) want[a] = in_dims[a] * multiples[a];
   REQUIRE(out.dims() == want);
   check_repeats<T>(in, out);
 }
 
 template <class T>
+void check_tile(DType dtype, const Dims& in_dims, const Dims& multiples) {
+  Dims want(in_dims.size());
+  for (std::size_t a = 0; a < in_dims.size(); ++a) want[a] = in_dims[a] * multiples[a];
+  check_repeating_op<T>(dtype, in_dims, want,
+                        [&](const tf::Output& x) { return tf::tile(x, multiples); });
+}
+
+template <class T>
 void check_broadcast(DType dtype, const Dims& in_dims, const Dims& target) {
-  CAPTURE(tf::dims_to_string(in_dims));
-  CAPTURE(tf::dims_to_string(target));
-  tf::Graph g;
-  auto guard = g.as_default();
-  auto x = tf::placeholder(dtype, tf::Shape(in_dims), "x");
-  auto y = tf::broadcast_to(x, target);
-  tf::Session s(g);
-  const Value in = counting<T>(dtype, in_dims);
-  const Value out = s.run(y, {{x, in}});
-  REQUIRE(out.dims() == target);
-  check_repeats<T>(in, out);
+  check_repeating_op<T>(dtype, in_dims, target,
+                        [&](const tf::Output& x) { return tf::broadcast_to(x, target); });
 }
 
 }  // namespace
