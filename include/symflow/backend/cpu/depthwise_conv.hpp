@@ -361,12 +361,13 @@ struct DepthwiseInterior {
     const std::int64_t n = Taps > 0 ? Taps : taps;
 #if SYMFLOW_CPU_VECTOR_EXTENSIONS
     using Block = Block64<T>;
-    // The sum of the block of products at j, the filter's block at `at` (held when Taps > 0).
+    // The filter's blocks at `at`, held in registers when the taps are known.
     Block held[Taps > 0 ? Taps : 1];
     const auto hold = [&](std::int64_t at) {
       if constexpr (Taps > 0)
         for (int t = 0; t < Taps; ++t) held[t] = Block::load(weights[t] + at);
     };
+    // The sum over the taps of the input block at j times the filter's block at `at`.
     const auto sum_at = [&](std::int64_t j, std::int64_t at) {
       Block sum{};
       for (std::int64_t t = 0; t < n; ++t) {
