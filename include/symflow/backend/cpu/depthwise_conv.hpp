@@ -290,7 +290,7 @@ struct NormalizedSums {
 // fills half an AVX-512 register, and pixel by pixel the tap lists cost more than the
 // multiply-adds). The filter is read through `repeated`: each tap's channels repeated to a
 // period of `period` elements, a multiple of kWidth. Every vector of a sweep reads the
-// same taps of the filter, so for the usual 3x3 filter they stay in registers: with depth
+// same blocks of the filter, so for a 3x3 filter they are read once per sweep: with depth
 // at most kWidth the row is one run of out_cols * depth elements whose vectors all start a
 // period; otherwise the sweep goes one block of channels at a time, pixel by pixel.
 // Needs the compiler's vector extensions (GCC, Clang); without them the general path runs.
@@ -353,7 +353,7 @@ struct DepthwiseInterior {
   }
 
   // `columns` output pixels from the taps' first inputs; Taps is the number of taps when
-  // known at compile time (their weights then held in registers), 0 otherwise.
+  // known at compile time (their weights then read once, into `held`), 0 otherwise.
   template <int Taps, class Sums>
   void sweep(const T* const* first, const T* const* weights, std::int64_t taps,
              std::int64_t columns, T* out, const Sums& sums) const {
@@ -361,7 +361,8 @@ struct DepthwiseInterior {
     const std::int64_t n = Taps > 0 ? Taps : taps;
 #if SYMFLOW_CPU_VECTOR_EXTENSIONS
     using Block = Block64<T>;
-    // The filter's blocks at `at`, held in registers when the taps are known.
+    // The filter's blocks at `at`, read once per block of channels when the taps are known
+    // (GCC -O2 keeps them on the stack: the taps loop is not unrolled).
     Block held[Taps > 0 ? Taps : 1];
     const auto hold = [&](std::int64_t at) {
       if constexpr (Taps > 0)
