@@ -128,7 +128,7 @@ def control_flow(seed):
 def while_loops(seed):
     """tf.while_loop as TF1 builds it (control flow v1): an RNN-like loop reading a
     variable (frozen to a constant), a loop inside a loop with a cond inside it, and
-    maximum_iterations. The iteration count is fed."""
+    maximum_iterations; the gradient through the first two. The iteration count is fed."""
     def build():
         rng = np.random.RandomState(seed)
         x = tf.placeholder(tf.float32, [3, 4], name="x")
@@ -150,11 +150,14 @@ def while_loops(seed):
                                name="outer")
         capped = tf.while_loop(lambda v: tf.reduce_sum(v) < 1e9, lambda v: v * 1.5 + 0.1,
                                [tf.abs(x)], maximum_iterations=n, name="capped")
+        # Through both loops, the nested one's backward loop inside the outer one's.
+        grad = tf.gradients(acc * 2.0 + tf.reduce_sum(h), x)[0]
         tf.identity(h, name="h")
         tf.identity(acc, name="acc")
         tf.identity(capped, name="capped_out")
+        tf.identity(grad, name="grad")
         feeds = {"x:0": rng.randn(3, 4).astype(np.float32), "n:0": np.int32(seed % 5 + 2)}
-        return feeds, ["h:0", "acc:0", "capped_out:0"]
+        return feeds, ["h:0", "acc:0", "capped_out:0", "grad:0"]
     return build
 
 

@@ -4,8 +4,11 @@
 // TensorFlow 2.21's (tf.compat.v1, control flow v1) for the same programs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <symflow/symflow.hpp>
@@ -15,6 +18,36 @@
 namespace symflow_test_ops_while_loop_grad_test {
 
 namespace tf = symflow;
+
+// A line per node, "name type inputs ^controls", for the nodes from `first` on (sorted,
+// with each node's control inputs sorted), to compare with TensorFlow's GraphDef.
+std::vector<std::string> sorted_listing(std::vector<std::string> lines) {
+  for (std::string& line : lines) {
+    std::vector<std::string> words, controls;
+    std::istringstream in(line);
+    for (std::string w; in >> w;) (w[0] == '^' ? controls : words).push_back(w);
+    std::sort(controls.begin(), controls.end());
+    line.clear();
+    for (const auto* part : {&words, &controls})
+      for (const std::string& w : *part) line += (line.empty() ? "" : " ") + w;
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+std::vector<std::string> listing_from(const tf::Graph& g, const std::string& first) {
+  std::vector<std::string> built;
+  bool started = false;
+  for (const tf::Operation& op : g.get_operations()) {
+    started = started || op.name() == first;
+    if (!started) continue;
+    std::string line = op.name() + " " + std::string(op.type());
+    for (const tf::Output& in : op.inputs())
+      line += " " + (in.index() == 0 ? in.op().name() : in.name());
+    for (const tf::Operation& c : op.control_inputs()) line += " ^" + c.name();
+    built.push_back(line);
+  }
+  return sorted_listing(built);
+}
 
 TEST_CASE("ops/while_loop gradients: values and graph match TensorFlow's") {
   tf::Graph g;
@@ -113,21 +146,7 @@ TEST_CASE("ops/while_loop gradients: values and graph match TensorFlow's") {
       "gradients/AddN AddN gradients/while/Enter_1_grad/Exit "
       "gradients/while/mul/Enter_grad/b_acc_3",
   };
-  std::vector<std::string> built;
-  bool started = false;
-  for (const tf::Operation& op : g.get_operations()) {
-    started = started || op.name() == "gradients/f_count";
-    if (!started) continue;
-    std::string line = op.name() + " " + std::string(op.type());
-    for (const tf::Output& in : op.inputs())
-      line += " " + (in.index() == 0 ? in.op().name() : in.name());
-    for (const tf::Operation& c : op.control_inputs()) line += " ^" + c.name();
-    built.push_back(line);
-  }
-  std::sort(built.begin(), built.end());
-  std::vector<std::string> sorted = expected;
-  std::sort(sorted.begin(), sorted.end());
-  CHECK(built == sorted);
+  CHECK(listing_from(g, "gradients/f_count") == sorted_listing(expected));
   // The frames: the forward loop's, and the backward loop's under the gradients' scope.
   CHECK(g.get_operation_by_name("gradients/b_count_1").get_attr<std::string>("frame_name") ==
         "gradients/while/while_context");
@@ -298,21 +317,286 @@ TEST_CASE("ops/while_loop gradients: through a cond inside the loop") {
       1e-5);
 }
 
-TEST_CASE("ops/while_loop gradients: what is not built yet is an error naming the op") {
+// A loop inside another: values are TensorFlow 2.21's (tf.compat.v1, control flow v1).
+TEST_CASE("ops/while_loop gradients: through a loop nested in another") {
   tf::Graph g;
   auto guard = g.as_default();
   auto x = tf::placeholder<float>(tf::Shape{}, "x");
-  tf::Output nested =
-      tf::while_loop([](const tf::Output& v) { return v < 100.0f; },
-                     [](const tf::Output& v) {
-                       return tf::while_loop([](const tf::Output& u) { return u < 50.0f; },
-                                             [](const tf::Output& u) { return u * 3.0f; }, v);
-                     },
-                     tf::Output(x));
-  CHECK_THROWS_WITH_AS(tf::gradients(nested, {x}),
-                       doctest::Contains("inside another while loop are not supported yet: op "
-                                         "'while/while/Exit'"),
-                       tf::UnimplementedError);
+  tf::Session s(g);
+  auto value_and_grad = [&](const tf::Output& y, float feed) {
+    auto grads = tf::gradients(y, {x});
+    REQUIRE(grads[0].valid());
+    auto out = s.run({y, grads[0]}, {{x, tf::Value(feed)}});
+    return std::pair{out[0].scalar<float>(), out[1].scalar<float>()};
+  };
+  SUBCASE("x read through two constant Enters; two inner iterations per outer one") {
+    auto [i, a] = tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                                 [&](const tf::Output& i, const tf::Output& a) {
+                                   auto [j, b] = tf::while_loop(
+                                       [](const tf::Output& j, const tf::Output&) { return j < 2; },
+                                       [&](const tf::Output& j, const tf::Output& b) {
+                                         return std::tuple{j + 1, b * x};
+                                       },
+                                       std::tuple{tf::constant(0), a});
+                                   (void)j;
+                                   return std::tuple{i + 1, b + 1.0f};
+                                 },
+                                 std::tuple{tf::constant(0), tf::Output(x)});
+    (void)i;
+    auto [y, dy] = value_and_grad(a, 1.5f);
+    CHECK(y == 25.3984375f);
+    CHECK(dy == 96.234375f);
+    // TensorFlow's nodes for the same gradient, but for the three differences of the first
+    // test case (Add for AddV2, the seed, the order of Mul's inputs).
+    const std::vector<std::string> expected = {
+        "gradients/Shape Shape while/Exit_1",
+        "gradients/grad_ys_0 Const",
+        "gradients/Fill Fill gradients/Shape gradients/grad_ys_0",
+        "gradients/f_count Const",
+        "gradients/f_count_1 Enter gradients/f_count",
+        "gradients/Merge Merge gradients/f_count_1 gradients/NextIteration",
+        "gradients/Switch Switch gradients/Merge while/LoopCond",
+        "gradients/Add/y Const ^while/Identity",
+        "gradients/Add Add gradients/Switch:1 gradients/Add/y",
+        "gradients/NextIteration NextIteration gradients/Add ^gradients/StackPushV2",
+        "gradients/f_count_2 Exit gradients/Switch",
+        "gradients/b_count Const",
+        "gradients/b_count_1 Enter gradients/f_count_2",
+        "gradients/Merge_1 Merge gradients/b_count_1 gradients/NextIteration_1",
+        "gradients/GreaterEqual GreaterEqual gradients/Merge_1 gradients/GreaterEqual/Enter",
+        "gradients/GreaterEqual/Enter Enter gradients/b_count",
+        "gradients/b_count_2 LoopCond gradients/GreaterEqual",
+        "gradients/Switch_1 Switch gradients/Merge_1 gradients/b_count_2",
+        "gradients/Sub Sub gradients/Switch_1:1 gradients/GreaterEqual/Enter",
+        "gradients/NextIteration_1 NextIteration gradients/Sub ^gradients/b_sync",
+        "gradients/b_count_3 Exit gradients/Switch_1",
+        "gradients/f_count_3 Const ^gradients/Add ^while/Identity",
+        "gradients/f_count_4 Enter gradients/f_count_3",
+        "gradients/Merge_2 Merge gradients/f_count_4 gradients/NextIteration_2",
+        "gradients/Switch_2 Switch gradients/Merge_2 while/while/LoopCond",
+        "gradients/Add_1/y Const ^while/while/Identity",
+        "gradients/Add_1 Add gradients/Switch_2:1 gradients/Add_1/y",
+        "gradients/NextIteration_2 NextIteration gradients/Add_1"
+        " ^gradients/while/while/mul_grad/Mul_1/StackPushV2",
+        "gradients/f_count_5 Exit gradients/Switch_2",
+        "gradients/Const Const",
+        "gradients/f_acc StackV2 gradients/Const",
+        "gradients/Enter Enter gradients/f_acc",
+        "gradients/StackPushV2 StackPushV2 gradients/Enter gradients/f_count_5 ^gradients/Add",
+        "gradients/StackPopV2 StackPopV2 gradients/StackPopV2/Enter ^gradients/Sub",
+        "gradients/StackPopV2/Enter Enter gradients/f_acc",
+        "gradients/b_sync ControlTrigger ^gradients/StackPopV2 ^gradients/b_count_7",
+        "gradients/b_count_4 Const ^gradients/Sub",
+        "gradients/b_count_5 Enter gradients/StackPopV2",
+        "gradients/Merge_3 Merge gradients/b_count_5 gradients/NextIteration_3",
+        "gradients/GreaterEqual_1 GreaterEqual gradients/Merge_3 gradients/GreaterEqual_1/Enter",
+        "gradients/GreaterEqual_1/Enter Enter gradients/b_count_4",
+        "gradients/b_count_6 LoopCond gradients/GreaterEqual_1",
+        "gradients/Switch_3 Switch gradients/Merge_3 gradients/b_count_6",
+        "gradients/Sub_1 Sub gradients/Switch_3:1 gradients/GreaterEqual_1/Enter",
+        "gradients/NextIteration_3 NextIteration gradients/Sub_1"
+        " ^gradients/while/while/mul_grad/Mul_1/b_sync",
+        "gradients/b_count_7 Exit gradients/Switch_3",
+        "gradients/while/Exit_1_grad/b_exit Enter gradients/Fill",
+        "gradients/while/Switch_1_grad/b_switch Merge gradients/while/Exit_1_grad/b_exit"
+        " gradients/while/Switch_1_grad_1/NextIteration",
+        "gradients/while/Merge_1_grad/Switch Switch gradients/while/Switch_1_grad/b_switch"
+        " gradients/b_count_2",
+        "gradients/while/Enter_1_grad/Exit Exit gradients/while/Merge_1_grad/Switch",
+        "gradients/while/while/Exit_1_grad/b_exit Enter gradients/while/Merge_1_grad/Switch:1",
+        "gradients/while/while/Switch_1_grad/b_switch Merge"
+        " gradients/while/while/Exit_1_grad/b_exit "
+        "gradients/while/while/Switch_1_grad_1/NextIteration",
+        "gradients/while/while/Merge_1_grad/Switch Switch"
+        " gradients/while/while/Switch_1_grad/b_switch gradients/b_count_6",
+        "gradients/while/while/Enter_1_grad/Exit Exit gradients/while/while/Merge_1_grad/Switch",
+        "gradients/while/while/mul_grad/Mul Mul gradients/while/while/Merge_1_grad/Switch:1"
+        " gradients/while/while/mul_grad/Mul/Enter_1",
+        "gradients/while/while/mul_grad/Mul/Enter Enter x",
+        "gradients/while/while/mul_grad/Mul/Enter_1 Enter"
+        " gradients/while/while/mul_grad/Mul/Enter",
+        "gradients/while/while/mul_grad/Mul_1 Mul"
+        " gradients/while/while/mul_grad/Mul_1/StackPopV2 "
+        "gradients/while/while/Merge_1_grad/Switch:1",
+        "gradients/while/while/mul_grad/Mul_1/Const Const",
+        "gradients/while/while/mul_grad/Mul_1/f_acc StackV2"
+        " gradients/while/while/mul_grad/Mul_1/Const",
+        "gradients/while/while/mul_grad/Mul_1/Enter Enter"
+        " gradients/while/while/mul_grad/Mul_1/f_acc",
+        "gradients/while/while/mul_grad/Mul_1/Enter_1 Enter"
+        " gradients/while/while/mul_grad/Mul_1/Enter",
+        "gradients/while/while/mul_grad/Mul_1/StackPushV2 StackPushV2"
+        " gradients/while/while/mul_grad/Mul_1/Enter_1 while/while/Identity_1 ^gradients/Add_1",
+        "gradients/while/while/mul_grad/Mul_1/StackPopV2 StackPopV2"
+        " gradients/while/while/mul_grad/Mul_1/StackPopV2/Enter_1 ^gradients/Sub_1",
+        "gradients/while/while/mul_grad/Mul_1/StackPopV2/Enter Enter"
+        " gradients/while/while/mul_grad/Mul_1/f_acc",
+        "gradients/while/while/mul_grad/Mul_1/StackPopV2/Enter_1 Enter"
+        " gradients/while/while/mul_grad/Mul_1/StackPopV2/Enter",
+        "gradients/while/while/mul_grad/Mul_1/b_sync ControlTrigger"
+        " ^gradients/while/while/mul_grad/Mul_1/StackPopV2",
+        "gradients/while/Switch_1_grad_1/NextIteration NextIteration"
+        " gradients/while/while/Enter_1_grad/Exit",
+        "gradients/while/while/mul/Enter_1_grad/b_acc Const ^gradients/Sub",
+        "gradients/while/while/mul/Enter_1_grad/b_acc_1 Enter"
+        " gradients/while/while/mul/Enter_1_grad/b_acc",
+        "gradients/while/while/mul/Enter_1_grad/b_acc_2 Merge"
+        " gradients/while/while/mul/Enter_1_grad/b_acc_1 "
+        "gradients/while/while/mul/Enter_1_grad/NextIteration",
+        "gradients/while/while/mul/Enter_1_grad/Switch Switch"
+        " gradients/while/while/mul/Enter_1_grad/b_acc_2 gradients/b_count_6",
+        "gradients/while/while/mul/Enter_1_grad/Add Add"
+        " gradients/while/while/mul/Enter_1_grad/Switch:1 gradients/while/while/mul_grad/Mul_1",
+        "gradients/while/while/mul/Enter_1_grad/NextIteration NextIteration"
+        " gradients/while/while/mul/Enter_1_grad/Add",
+        "gradients/while/while/mul/Enter_1_grad/b_acc_3 Exit"
+        " gradients/while/while/mul/Enter_1_grad/Switch",
+        "gradients/while/while/Switch_1_grad_1/NextIteration NextIteration"
+        " gradients/while/while/mul_grad/Mul",
+        "gradients/while/while/mul/Enter_grad/b_acc Const",
+        "gradients/while/while/mul/Enter_grad/b_acc_1 Enter"
+        " gradients/while/while/mul/Enter_grad/b_acc",
+        "gradients/while/while/mul/Enter_grad/b_acc_2 Merge"
+        " gradients/while/while/mul/Enter_grad/b_acc_1 "
+        "gradients/while/while/mul/Enter_grad/NextIteration",
+        "gradients/while/while/mul/Enter_grad/Switch Switch"
+        " gradients/while/while/mul/Enter_grad/b_acc_2 gradients/b_count_2",
+        "gradients/while/while/mul/Enter_grad/Add Add"
+        " gradients/while/while/mul/Enter_grad/Switch:1 "
+        "gradients/while/while/mul/Enter_1_grad/b_acc_3",
+        "gradients/while/while/mul/Enter_grad/NextIteration NextIteration"
+        " gradients/while/while/mul/Enter_grad/Add",
+        "gradients/while/while/mul/Enter_grad/b_acc_3 Exit"
+        " gradients/while/while/mul/Enter_grad/Switch",
+        "gradients/AddN AddN gradients/while/Enter_1_grad/Exit"
+        " gradients/while/while/mul/Enter_grad/b_acc_3",
+    };
+    CHECK(listing_from(g, "gradients/grad_ys_0") == sorted_listing(expected));
+    // The inner loop's counts are kept by the outer loop; its backward loop runs inside
+    // the outer one's, in a frame of its own.
+    CHECK(g.get_operation_by_name("gradients/f_count_4").get_attr<std::string>("frame_name") ==
+          "while/while/while_context");
+    const tf::Operation inner_count = g.get_operation_by_name("gradients/b_count_5");
+    CHECK(inner_count.type() == "Enter");
+    CHECK(inner_count.get_attr<std::string>("frame_name") == "gradients/while/while/while_context");
+    CHECK(inner_count.inputs().at(0).op().type() == "StackPopV2");
+  }
+  SUBCASE("loops that stop on their values") {
+    tf::Output a =
+        tf::while_loop([](const tf::Output& v) { return v < 100.0f; },
+                       [](const tf::Output& v) {
+                         return tf::while_loop([](const tf::Output& u) { return u < 50.0f; },
+                                               [](const tf::Output& u) { return u * 3.0f; }, v);
+                       },
+                       tf::Output(x));
+    auto [y, dy] = value_and_grad(a, 1.5f);
+    CHECK(y == 121.5f);
+    CHECK(dy == 81.0f);
+  }
+  SUBCASE("an inner count that changes with the outer iteration, reading an outer value") {
+    auto [i, a] =
+        tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 4; },
+                       [&](const tf::Output& i, const tf::Output& a) {
+                         tf::Output y = a * x;
+                         auto [j, b] = tf::while_loop(
+                             [&](const tf::Output& j, const tf::Output&) { return j < i; },
+                             [&](const tf::Output& j, const tf::Output& b) {
+                               return std::tuple{j + 1, b * y + tf::sin(b)};
+                             },
+                             std::tuple{tf::constant(0), a});
+                         (void)j;
+                         return std::tuple{i + 1, b};
+                       },
+                       std::tuple{tf::constant(0), tf::Output(x)});
+    (void)i;
+    auto [y, dy] = value_and_grad(a, 0.7f);
+    CHECK(y == doctest::Approx(5.951534748077393).epsilon(1e-6));
+    CHECK(dy == doctest::Approx(104.98939514160156).epsilon(1e-5));
+    auto out = s.run({a, tf::gradients(a, {x})[0]}, {{x, tf::Value(-0.4f)}});
+    CHECK(out[0].scalar<float>() == doctest::Approx(-0.9134776592254639).epsilon(1e-6));
+    CHECK(out[1].scalar<float>() == doctest::Approx(5.848641395568848).epsilon(1e-5));
+  }
+  SUBCASE("a cond inside the inner loop") {
+    auto [i, a] = tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 2; },
+                                 [&](const tf::Output& i, const tf::Output& a) {
+                                   auto [j, b] = tf::while_loop(
+                                       [](const tf::Output& j, const tf::Output&) { return j < 3; },
+                                       [&](const tf::Output& j, const tf::Output& b) {
+                                         tf::Output next = tf::cond(
+                                             b > 1.0f, [&] { return b * 0.5f; },
+                                             [&] { return b * x + 0.25f; });
+                                         return std::tuple{j + 1, next};
+                                       },
+                                       std::tuple{tf::constant(0), a});
+                                   (void)j;
+                                   return std::tuple{i + 1, b * a};
+                                 },
+                                 std::tuple{tf::constant(0), tf::Output(x)});
+    (void)i;
+    auto [y, dy] = value_and_grad(a, 1.3f);
+    CHECK(y == doctest::Approx(0.7216636538505554).epsilon(1e-6));
+    CHECK(dy == doctest::Approx(2.996917724609375).epsilon(1e-5));
+    auto out = s.run({a, tf::gradients(a, {x})[0]}, {{x, tf::Value(0.6f)}});
+    CHECK(out[0].scalar<float>() == doctest::Approx(0.212014839053154).epsilon(1e-6));
+    CHECK(out[1].scalar<float>() == doctest::Approx(1.3088115453720093).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("ops/while_loop gradients: nested loops over shapes known only at run time") {
+  // The accumulator of x and the zeros for the inner loop's unused Exit take their shapes
+  // from the forward pass, through the outer loop's stacks.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{-1}, "x");
+  auto [i, a] = tf::while_loop(
+      [](const tf::Output& i, const tf::Output&) { return i < 3; },
+      [&](const tf::Output& i, const tf::Output& a) {
+        auto [j, b, c] = tf::while_loop(
+            [](const tf::Output& j, const tf::Output&, const tf::Output&) { return j < 2; },
+            [&](const tf::Output& j, const tf::Output& b, const tf::Output& c) {
+              return std::tuple{j + 1, b * x + c, c * 2.0f};
+            },
+            std::tuple{tf::constant(0), a, a * 0.5f});
+        (void)j;
+        (void)c;
+        return std::tuple{i + 1, tf::tanh(b)};
+      },
+      std::tuple{tf::constant(0), tf::Output(x)});
+  (void)i;
+  auto grads = tf::gradients(a, {x});
+  tf::Session s(g);
+  auto out = s.run({tf::reduce_sum(a), grads[0]}, {{x, tf::Value({0.3f, -0.6f})}});
+  CHECK(out[0].scalar<float>() == doctest::Approx(-0.03943526744842529).epsilon(1e-5));
+  CHECK(out[1].to_vector<float>()[0] == doctest::Approx(2.0211470127105713).epsilon(1e-5));
+  CHECK(out[1].to_vector<float>()[1] == doctest::Approx(1.0948266983032227).epsilon(1e-5));
+}
+
+TEST_CASE("ops/while_loop gradients: nested loops match central differences") {
+  // An outer RNN-like step whose update runs an inner loop for a number of iterations
+  // that grows with the outer counter.
+  tf::test::check_gradients(
+      [](const std::vector<tf::Output>& xs) {
+        auto [i, h] =
+            tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                           [&](const tf::Output& i, const tf::Output& h) {
+                             tf::Output z = tf::matmul(h, xs[1]);
+                             auto [j, u] = tf::while_loop(
+                                 [&](const tf::Output& j, const tf::Output&) { return j <= i; },
+                                 [&](const tf::Output& j, const tf::Output& u) {
+                                   return std::tuple{j + 1, tf::tanh(u * z + xs[2])};
+                                 },
+                                 std::tuple{tf::constant(0), h});
+                             (void)j;
+                             return std::tuple{i + 1, u};
+                           },
+                           std::tuple{tf::constant(0), xs[0]});
+        (void)i;
+        return h;
+      },
+      {tf::Value::from_vector(std::vector<double>{0.5, -0.25, 0.1, 0.3}, {2, 2}),
+       tf::Value::from_vector(std::vector<double>{0.8, -0.3, 0.2, 0.6}, {2, 2}),
+       tf::Value::from_vector(std::vector<double>{0.1, -0.2}, {2})},
+      1e-5);
 }
 
 }  // namespace symflow_test_ops_while_loop_grad_test

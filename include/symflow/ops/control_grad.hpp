@@ -88,10 +88,18 @@ inline std::vector<Output> enter_grad(const GradContext& c) {
     } restore{s, saved};
     const Value zero =
         visit_dtype(grad.dtype(), [](auto t) { return Value(typename decltype(t)::type{0}); });
-    if (grad.get_shape().is_fully_defined())
+    if (grad.get_shape().is_fully_defined()) {
       acc = constant(zero, grad.get_shape(), "b_acc");
-    else
+    } else if (loop.outer != 0 && s.flow_contexts[loop.outer - 1].gradient_of != 0) {
+      // A nested loop: the shape the entered tensor had in the matching outer iteration,
+      // which the outer backward loop pops from a stack.
+      s.current_context = s.flow_contexts[loop.gradient_of - 1].outer;
+      const Output entered_shape = shape(c.input(0));
+      s.current_context = loop.outer;
+      acc = fill(entered_shape, constant(zero, "Const"));
+    } else {
       acc = fill(shape(c.input(0)), constant(zero, "Const"));
+    }
   }
   s.flow_contexts[backward - 1].values.insert(acc.ref());
   const Output enter = make_enter(g, acc, backward, false, "b_acc").output(0);

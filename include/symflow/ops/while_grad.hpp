@@ -15,13 +15,19 @@
 //
 // A cond inside the loop: a value made in a branch is pushed only when the branch is
 // taken, and popped only then, through a Switch on the cond's predicate (itself popped
-// from a stack). Nested loops are not built yet: asking for one is an UnimplementedError
-// naming the op.
+// from a stack).
+//
+// A loop inside another: the inner loop's iteration count of each outer iteration is
+// itself pushed by the outer forward loop and popped by the outer backward loop, where it
+// starts the inner backward loop's counter. The stacks are made outside every loop, so
+// that one stack holds an inner value's history over all outer iterations (the inner
+// backward loops of the outer iterations pop it in reverse).
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symflow/graph/graph.hpp"
@@ -32,6 +38,7 @@
 #include "symflow/ops/defs/stack.hpp"
 #include "symflow/ops/logic_ops.hpp"
 #include "symflow/ops/math_ops.hpp"
+#include "symflow/ops/op_builder.hpp"
 #include "symflow/ops/shape_ops.hpp"
 
 namespace symflow::detail {
@@ -76,10 +83,17 @@ inline bool is_loop_exit(const GraphState& s, const Node& n) {
   return is_exit_op(n.def) && s.loop_of(n.context) != 0;
 }
 
+// The context node `n`'s outputs are in: an Exit's is the one around its loop
+// (TensorFlow's GetOutputContext).
+inline std::uint32_t output_context(const GraphState& s, const Node& n) {
+  return is_exit_op(n.def) && n.context != 0 ? s.flow_contexts[n.context - 1].outer : n.context;
+}
+
 // One forward loop's gradient while tf.gradients builds it (TensorFlow's GradLoopState).
 struct GradLoopState {
-  std::uint32_t forward = 0;   // the forward loop's context
-  std::uint32_t backward = 0;  // the backward loop's context
+  std::uint32_t forward = 0;       // the forward loop's context
+  std::uint32_t backward = 0;      // the backward loop's context
+  GradLoopState* outer = nullptr;  // the state of the loop around it, if any
   std::vector<TensorRef> forward_exits;
   std::size_t pending_exits = 0;  // exits not yet ready for backprop
   std::vector<TensorRef> deferred_exits, unused_exits;
@@ -114,17 +128,29 @@ class LoopGradients {
   // The state of the loop `exit` leaves, made on first use with its counters and backward
   // loop (TensorFlow's AddWhileContext). Build it in the gradients' name scope.
   GradLoopState& add_loop(const Operation& exit) {
-    GraphState& s = graph_.state();
-    const std::uint32_t forward = s.loop_of(exit.node().context);
+    return add_loop(graph_.state().loop_of(exit.node().context), exit.name());
+  }
+
+  // The same for forward loop context `forward`; `op` names it in errors. A loop inside
+  // another gets the outer loop's state first, as TensorFlow, which meets the outer loop's
+  // Exits first on its way back from the ys, makes them.
+  GradLoopState& add_loop(std::uint32_t forward, const std::string& op) {
     if (GradLoopState* known = find(forward)) return *known;
-    const ControlFlowContext& f = s.flow_contexts[forward - 1];
-    if (s.loop_of(f.outer) != 0)
-      throw UnimplementedError(
-          "Gradients through a while loop inside another while loop are "
-          "not supported yet: op '" +
-              exit.name() + "'. docs/control-flow.md",
-          exit.name());
-    if (f.gradient_of != 0) throw TypeError("Second-order gradient for while loops not supported.");
+    GraphState& s = graph_.state();
+    if (s.flow_contexts[forward - 1].gradient_of != 0)
+      throw TypeError("Second-order gradient for while loops not supported.");
+    GradLoopState* outer = nullptr;
+    if (const std::uint32_t around = s.loop_of(s.flow_contexts[forward - 1].outer); around != 0) {
+      if (s.flow_contexts[around - 1].gradient_of != 0)
+        throw TypeError("Second-order gradient for while loops not supported.");
+      if (s.context_within(base_context_, around))
+        throw UnimplementedError(
+            "Gradients of a while loop taken inside the body of another while loop are not "
+            "supported: op '" +
+                op + "'. docs/control-flow.md",
+            op);
+      outer = &add_loop(around, op);
+    }
     if (states_.empty())
       s.forward_value_in_backprop = [this](std::uint32_t backward, TensorRef value) {
         for (auto& [forward_context, state] : states_)
@@ -133,21 +159,30 @@ class LoopGradients {
       };
     GradLoopState& st = states_[forward];
     st.forward = forward;
-    st.forward_exits = f.loop_exits;
+    st.outer = outer;
+    st.forward_exits = s.flow_contexts[forward - 1].loop_exits;
     st.pending_exits = st.forward_exits.size();
     const Output count = add_forward_counter(st);
+    // A nested loop: the outer forward loop keeps each of the inner loop's counts.
+    Output history;
+    if (outer) history = add_forward_accumulator(*outer, count);
     // The backward loop: a context of its own, in the frame of the same name under the
-    // gradients' scope.
+    // gradients' scope, inside the outer backward loop if any.
     ControlFlowContext c;
     c.is_loop = true;
     c.frame_name = s.unique_name(s.flow_contexts[forward - 1].frame_name);
     c.parallel_iterations = s.flow_contexts[forward - 1].parallel_iterations;
     c.back_prop = s.flow_contexts[forward - 1].back_prop;
-    c.outer = s.flow_contexts[forward - 1].outer;
+    c.outer = outer ? outer->backward : s.flow_contexts[forward - 1].outer;
     c.gradient_of = forward;
     s.flow_contexts.push_back(std::move(c));
     st.backward = static_cast<std::uint32_t>(s.flow_contexts.size());
-    add_backprop_counter(st, count);
+    Output real_count = count;
+    if (outer) {
+      InContext in(graph_, outer->backward);
+      real_count = add_backprop_accumulated_value(*outer, history, count);
+    }
+    add_backprop_counter(st, real_count);
     return st;
   }
 
@@ -202,11 +237,26 @@ class LoopGradients {
     return fill(real_shape, zero_of(value.dtype()));
   }
 
-  // Zeros for a loop's Exit that no path reached, while another Exit of its loop was.
-  static Output zeros_for_exit(const Output& exit) {
+  // Zeros for a loop's Exit that no path reached, while another Exit of its loop was
+  // (TensorFlow's ZerosLikeForExit). An inner loop's are made in the outer backward loop,
+  // from the shape the Exit had in the matching outer iteration when it is not static.
+  Output zeros_for_exit(const Output& exit) {
+    GraphState& s = graph_.state();
     const Shape& shape = exit.get_shape();
-    if (shape.is_fully_defined()) return zeros(shape, exit.dtype());
-    return zeros_like(exit);
+    const std::uint32_t forward = s.loop_of(exit.op().node().context);
+    const GradLoopState* outer = find(s.loop_of(s.flow_contexts[forward - 1].outer));
+    if (!outer) return shape.is_fully_defined() ? zeros(shape, exit.dtype()) : zeros_like(exit);
+    if (shape.is_fully_defined()) {
+      InContext in(graph_, outer->backward);
+      return zeros(shape, exit.dtype());
+    }
+    Output exit_shape;
+    {
+      InContext in(graph_, s.flow_contexts[forward - 1].outer);
+      exit_shape = symflow::shape(exit);
+    }
+    InContext in(graph_, outer->backward);  // reads exit_shape from its stack
+    return fill(exit_shape, zero_of(exit.dtype()));
   }
 
   // A backward loop variable whose forward value did not depend on its previous value:
@@ -245,9 +295,18 @@ class LoopGradients {
   static Output zero_of(DType dtype) { return constant(scalar_zero(dtype), "Const"); }
 
   // n = 0; while (the loop runs) n += 1: in the forward loop, built after it.
+  // Nested: the count starts in the outer forward loop, after the outer counter's Add, so
+  // that each run of the inner loop pushes after the one before it.
   Output add_forward_counter(GradLoopState& st) {
     GraphState& s = graph_.state();
-    const Output n = constant(0, "f_count");
+    Output n;
+    if (st.outer) {
+      InContext in(graph_, st.outer->forward);
+      n = constant(0, "f_count");
+      s.node(n.op().id()).control_inputs.push_back(st.outer->forward_add);
+    } else {
+      n = constant(0, "f_count");
+    }
     InContext in(graph_, st.forward);
     s.flow_contexts[st.forward - 1].values.insert(n.ref());
     const Output enter = make_enter(graph_, n, st.forward, false, "f_count").output(0);
@@ -255,9 +314,13 @@ class LoopGradients {
         kMergeOp, {enter, enter}, {{"T", DType::int32}, {"N", std::int64_t{2}}}, "Merge");
     const Output loop_cond = output_of(graph_, s.flow_contexts[st.forward - 1].loop_cond);
     const Operation sw = make_switch(graph_, merge_op.output(0), loop_cond, "Switch", false);
-    const Output one = constant(1, "Add/y");
-    const Output index =
-        graph_.create_op(kAddOp, {sw.output(1), one}, {{"T", DType::int32}}, "Add").output(0);
+    // n + 1 as TensorFlow's `+` names it: "Add", its constant "Add/y" (or "Add_1/y").
+    Output index;
+    {
+      OpBuilder add(graph_, {}, "Add");
+      const Output one = add.constant_arg(Value(1), "y");
+      index = add.build(kAddOp, {sw.output(1), one}, {{"T", DType::int32}}).output(0);
+    }
     const Operation next =
         graph_.create_op(kNextIterationOp, {index}, {{"T", DType::int32}}, "NextIteration");
     s.node(merge_op.id()).inputs[1] = next.output(0).ref();
@@ -267,9 +330,14 @@ class LoopGradients {
   }
 
   // n = count; while (n >= 1) n -= 1: the backward loop's own counter, its LoopCond and pivot.
+  // Nested: the outer backward loop's counter moves on only after this loop has run.
   void add_backprop_counter(GradLoopState& st, const Output& count) {
     GraphState& s = graph_.state();
-    const Output one = constant(1, "b_count");
+    Output one;
+    {
+      InContext in(graph_, st.outer ? st.outer->backward : s.current_context);
+      one = constant(1, "b_count");
+    }
     InContext in(graph_, st.backward);
     s.flow_contexts[st.backward - 1].values.insert(count.ref());
     const Output enter = make_enter(graph_, count, st.backward, false, "b_count").output(0);
@@ -286,54 +354,92 @@ class LoopGradients {
         graph_.create_op(kNextIterationOp, {index}, {{"T", DType::int32}}, "NextIteration");
     s.node(merge_op.id()).inputs[1] = next.output(0).ref();
     st.grad_index = next.id();
-    graph_.create_op(kExitOp, {sw.output(0)}, {{"T", DType::int32}}, "b_count");
+    const Operation done =
+        graph_.create_op(kExitOp, {sw.output(0)}, {{"T", DType::int32}}, "b_count");
+    if (st.outer) s.node(grad_sync(*st.outer)).control_inputs.push_back(done.id());
+  }
+
+  // "b_sync", a ControlTrigger in the backward loop that its counter waits for: the pops
+  // (and inner backward loops) of one iteration run before the next (TensorFlow's grad_sync).
+  NodeId grad_sync(GradLoopState& st) {
+    if (!st.has_grad_sync) st.grad_sync = make_sync(st.backward, st.grad_index, "b_sync");
+    st.has_grad_sync = true;
+    return st.grad_sync;
+  }
+  // "f_sync", the same in the forward loop, for pushes made in a cond's branch.
+  NodeId forward_sync(GradLoopState& st) {
+    if (!st.has_forward_sync) st.forward_sync = make_sync(st.forward, st.forward_index, "f_sync");
+    st.has_forward_sync = true;
+    return st.forward_sync;
+  }
+  NodeId make_sync(std::uint32_t loop, NodeId counter_next, std::string_view name) {
+    GraphState& s = graph_.state();
+    InContext in(graph_, loop, true);
+    const Operation sync = graph_.create_op(kControlTriggerOp, {}, {}, name);
+    s.node(sync.id()).control_inputs.clear();
+    s.node(counter_next).control_inputs.push_back(sync.id());
+    return sync.id();
   }
 
   // What the backward loop reads for forward tensor `value` (TensorFlow's GetRealValue): a
-  // tensor from outside the loop enters the backward loop as it is, a constant is made
-  // again, and anything else is popped from the stack the forward loop pushed it on.
+  // tensor from outside every loop being differentiated enters the backward loop as it is,
+  // a constant is made again, and anything else is popped from the stack its forward loop
+  // pushed it on. A constant Enter of a nested loop leads to the loop around it: the value
+  // it enters is that loop's, kept (if need be) by that loop's stacks.
   TensorRef real_value(GradLoopState& st, TensorRef value) {
     if (auto it = st.history.find(value); it != st.history.end()) return it->second;
     GraphState& s = graph_.state();
-    const Node& n = s.node(value.node);
-    // A constant Enter, or a cond's Switch or an Identity of one: the same in every
-    // iteration (TensorFlow's GetLoopConstantEnter).
-    const Node* invariant = &n;
-    while (invariant->def == &kSwitchOp || invariant->def == &kRefSwitchOp ||
-           invariant->def == &kIdentityOp)
-      invariant = &s.node(invariant->inputs[0].node);
-    TensorRef real;
-    if (is_enter_op(invariant->def) && std::get<bool>(invariant->attrs.at("is_constant"))) {
-      real = context_add_value(graph_, st.backward, invariant->inputs[0]);
-    } else if (n.def == &kConstOp) {
-      InContext in(graph_, st.backward);
-      real = constant(std::get<Value>(n.attrs.at("value")), "Const").ref();
-    } else {
-      const Output forward_value = output_of(graph_, value);
-      const Output history = add_forward_accumulator(st, forward_value);
-      InContext in(graph_, st.backward);
-      real = add_backprop_accumulated_value(st, history, forward_value).ref();
+    TensorRef current = value;
+    GradLoopState* owner = &st;  // the state whose forward loop `current` is made in
+    std::optional<TensorRef> real;
+    Output history;
+    for (;;) {
+      const Node& n = s.node(current.node);
+      // A constant Enter, or a cond's Switch or an Identity of one: the same in every
+      // iteration (TensorFlow's GetLoopConstantEnter).
+      const Node* invariant = &n;
+      while (invariant->def == &kSwitchOp || invariant->def == &kRefSwitchOp ||
+             invariant->def == &kIdentityOp)
+        invariant = &s.node(invariant->inputs[0].node);
+      if (is_enter_op(invariant->def) && std::get<bool>(invariant->attrs.at("is_constant"))) {
+        current = invariant->inputs[0];
+        owner = owner->outer;
+        if (owner == nullptr) {
+          real = context_add_value(graph_, st.backward, current);
+          break;
+        }
+      } else if (n.def == &kConstOp) {
+        InContext in(graph_, st.backward);
+        real = constant(std::get<Value>(n.attrs.at("value")), "Const").ref();
+        break;
+      } else {
+        history = add_forward_accumulator(*owner, output_of(graph_, current));
+        break;
+      }
     }
-    st.history[value] = real;
-    return real;
+    if (!real) {
+      InContext in(graph_, owner->backward);
+      real = add_backprop_accumulated_value(*owner, history, output_of(graph_, current)).ref();
+      if (owner != &st) real = context_add_value(graph_, st.backward, *real);
+    }
+    st.history[value] = *real;
+    return *real;
   }
 
-  // A stack made outside the loops, that the forward loop pushes `value` on in every
-  // iteration (TensorFlow's AddForwardAccumulator).
+  // A stack made outside every loop (where tf.gradients was called), that the forward loop
+  // pushes `value` on in every iteration (TensorFlow's AddForwardAccumulator).
   Output add_forward_accumulator(GradLoopState& st, const Output& value) {
     GraphState& s = graph_.state();
     // The context the value is made in: the loop's, or a cond's inside it, where the push
     // goes too (it runs when the branch is taken, and reads the stack through a Switch).
-    const std::uint32_t value_context = s.node(value.op().id()).context;
+    const std::uint32_t value_context = output_context(s, s.node(value.op().id()));
     if (s.loop_of(value_context) != st.forward)
-      throw UnimplementedError(
-          "Gradients through a while loop inside another while loop are "
-          "not supported yet: they read '" +
-              value.name() + "'. docs/control-flow.md",
+      throw InternalError(
+          "A backward loop would keep '" + value.name() + "', a tensor of another loop, on a stack",
           value.op().name());
     Output acc;
     {
-      InContext in(graph_, s.flow_contexts[st.forward - 1].outer, true);
+      InContext in(graph_, base_context_, true);
       const Output max_size = constant(-1, "Const");
       acc = graph_
                 .create_op(stacks::kStackV2Op, {max_size},
@@ -349,19 +455,10 @@ class LoopGradients {
     // Each iteration pushes after the counter counts it, before the next one starts; a
     // push in a cond's branch, dead when the branch is not taken, through "f_sync", a
     // ControlTrigger that is never dead.
-    if (value_context == st.forward) {
+    if (value_context == st.forward)
       s.node(st.forward_index).control_inputs.push_back(push.id());
-    } else {
-      if (!st.has_forward_sync) {
-        const Operation sync = graph_.create_op(kControlTriggerOp, {}, {}, "f_sync");
-        s.node(sync.id()).control_inputs.clear();
-        s.node(sync.id()).context = st.forward;
-        s.node(st.forward_index).control_inputs.push_back(sync.id());
-        st.forward_sync = sync.id();
-        st.has_forward_sync = true;
-      }
-      s.node(st.forward_sync).control_inputs.push_back(push.id());
-    }
+    else
+      s.node(forward_sync(st)).control_inputs.push_back(push.id());
     s.node(push.id()).control_inputs.push_back(st.forward_add);
     return acc;
   }
@@ -373,7 +470,7 @@ class LoopGradients {
     InContext in(graph_, st.backward, true);
     // A value made in a cond's branch was pushed only when the branch was taken: pop it
     // only then, through a Switch on the cond's predicate of the same iteration.
-    const std::uint32_t value_context = s.node(value.op().id()).context;
+    const std::uint32_t value_context = output_context(s, s.node(value.op().id()));
     Output source = history;
     if (value_context != st.forward) {
       const ControlFlowContext& cond = s.flow_contexts[value_context - 1];
@@ -383,18 +480,9 @@ class LoopGradients {
     const Operation pop = graph_.create_op(stacks::kStackPopV2Op, {source},
                                            {{"elem_type", value.dtype()}}, "StackPopV2");
     s.node(pop.id()).outputs[0].shape = value.get_shape();
-    if (s.flow_contexts[st.backward - 1].parallel_iterations > 1) {
-      // Pops run in iteration order: each before the backward counter moves on.
-      if (!st.has_grad_sync) {
-        const Operation sync = graph_.create_op(kControlTriggerOp, {}, {}, "b_sync");
-        s.node(sync.id()).control_inputs.clear();
-        s.node(sync.id()).context = st.backward;
-        s.node(st.grad_index).control_inputs.push_back(sync.id());
-        st.grad_sync = sync.id();
-        st.has_grad_sync = true;
-      }
-      s.node(st.grad_sync).control_inputs.push_back(pop.id());
-    }
+    // Pops run in iteration order: each before the backward counter moves on.
+    if (s.flow_contexts[st.backward - 1].parallel_iterations > 1)
+      s.node(grad_sync(st)).control_inputs.push_back(pop.id());
     return pop.output(0);
   }
 

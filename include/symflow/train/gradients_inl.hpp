@@ -211,7 +211,7 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
   // An Exit without a gradient gets zeros when another Exit of its loop has one.
   auto zeros_for_exit = [&](TensorRef exit) {
     const Output out(Operation(g.state_ptr(), exit.node), exit.index);
-    if (is_floating(out.dtype())) pending[exit].push_back(LoopGradients::zeros_for_exit(out));
+    if (is_floating(out.dtype())) pending[exit].push_back(loops.zeros_for_exit(out));
   };
   // The Exits of a loop wait for each other (TensorFlow's deferred exits).
   auto exit_ready = [&](std::size_t k) {
