@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -168,8 +169,12 @@ class Run {
         // An Identity of a variable reference forwards the reference, below.
         if (s.passes_on && !(s.forwards_ref && slots_.refs[plan_.input_slots[s.first_input]]))
           return pass_on(s, step);
+        if (s.route != PlanStep::Route::none && devices_.host(s.device))
+          return s.route == PlanStep::Route::merge ? merge(s, step) : switch_on(s, step);
         if (!plan_.constants[step].is_none() && devices_.host(s.device)) {
-          slots_.values[s.first_output] = plan_.constants[step];  // a Const in a branch or loop
+          // A Const in a branch or loop: alive; its value is written only for readers that
+          // do not have it among their arguments.
+          if (s.output_read) slots_.values[s.first_output] = plan_.constants[step];
           slots_.dead[s.first_output] = 0;
           return;
         }
@@ -201,37 +206,86 @@ class Run {
   // A guarded Enter, Exit, NextIteration, LoopCond or Identity: its output is its input,
   // without a KernelContext or a kernel call (a loop's iteration runs several of them).
   void pass_on(const PlanStep& s, std::size_t step) {
-    const std::uint32_t k = s.first_input;
-    const std::string& name = plan_.nodes[step].name;
-    Value v;
+    Value v = value_input(s.first_input, step);
+    if (v.is_none())
+      throw InternalError(std::string(plan_.nodes[step].def->type) + " found no value in its input",
+                          plan_.nodes[step].name);
+    if (v.memory_space() != devices_.memory_space(s.device))
+      v = devices_.moved_to(std::move(v), s.device);
+    set_output(s, 0, std::move(v));
+    inputs_read(s);
+  }
+
+  // Merge on host memory: its first live input and that input's index, as the CPU kernel
+  // gives them; with every input dead, it is dead too (for the ops it orders as well).
+  void merge(const PlanStep& s, std::size_t step) {
+    for (std::uint32_t i = 0; i < s.num_inputs; ++i) {
+      const std::uint32_t k = s.first_input + i;
+      if (plan_.input_modes[k] != InputMode::constant && slots_.dead[plan_.input_slots[k]])
+        continue;
+      Value v = value_input(k, step);
+      if (v.is_none()) continue;
+      set_output(s, 0, std::move(v));
+      if (s.output_read)
+        set_output(s, 1, merge_index(i));
+      else
+        slots_.dead[s.first_output + 1] = 0;
+      // The inputs after it are read too, as the kernel's arguments would be.
+      for (std::uint32_t j = k + 1; j < s.first_input + s.num_inputs; ++j)
+        if (plan_.input_modes[j] == InputMode::move && !threaded_)
+          slots_.clear(plan_.input_slots[j]);
+      return inputs_read(s);
+    }
+    slots_.dead[s.first_output] = slots_.dead[s.first_output + 1] = 1;
+    scratch_.dead_steps[step] = 1;
+    inputs_read(s);
+  }
+  static Value merge_index(std::uint32_t i) {
+    // Shared read-only buffers: a loop's Merges allocate nothing per iteration (a kernel
+    // never writes over a buffer it does not hold alone).
+    static const Value kShared[] = {Value(std::int32_t{0}), Value(std::int32_t{1}),
+                                    Value(std::int32_t{2}), Value(std::int32_t{3})};
+    return i < std::size(kShared) ? kShared[i] : Value(static_cast<std::int32_t>(i));
+  }
+
+  // Switch on host memory: the data goes to output 1 when the predicate is true, else to
+  // output 0; the other output is dead.
+  void switch_on(const PlanStep& s, std::size_t step) {
+    const Value pred = value_input(s.first_input + 1, step);
+    const bool taken = (pred.on_device() ? devices_.to_host(pred) : pred).scalar<bool>();
+    Value v = value_input(s.first_input, step);
+    const std::uint32_t out = taken ? 1 : 0;
+    slots_.dead[s.first_output + 1 - out] = 1;
+    set_output(s, out, std::move(v));
+    inputs_read(s);
+  }
+
+  // The value input k (an index into input_slots) of `step` holds, for a step that reads
+  // it without a kernel call: taken from its slot by its last reader.
+  Value value_input(std::uint32_t k, std::size_t step) {
     switch (plan_.input_modes[k]) {
       case InputMode::constant:
-        v = scratch_.args[k];
-        break;
+        return scratch_.args[k];
       case InputMode::direct:
-        v = std::move(scratch_.args[k]);
-        break;
+        return std::move(scratch_.args[k]);
       case InputMode::move:
         if (!threaded_) {
-          slots_.take(plan_.input_slots[k], name, v);
-          break;
+          Value v;
+          slots_.take(plan_.input_slots[k], plan_.nodes[step].name, v);
+          return v;
         }
         [[fallthrough]];
       default:
-        v = slots_.read(plan_.input_slots[k], name);
-        break;
+        return slots_.read(plan_.input_slots[k], plan_.nodes[step].name);
     }
-    if (v.is_none())
-      throw InternalError(std::string(plan_.nodes[step].def->type) + " found no value in its input",
-                          name);
-    if (v.memory_space() != devices_.memory_space(s.device))
-      v = devices_.moved_to(std::move(v), s.device);
+  }
+  // Output i of a step that runs without a kernel call, alive.
+  void set_output(const PlanStep& s, std::uint32_t i, Value v) {
     if (s.output_argument == PlanStep::kNoArgument)
-      slots_.values[s.first_output] = std::move(v);
+      slots_.values[s.first_output + i] = std::move(v);
     else
       scratch_.args[s.output_argument] = std::move(v);
-    slots_.dead[s.first_output] = 0;
-    inputs_read(s);
+    slots_.dead[s.first_output + i] = 0;
   }
 
   // Gathers the step's inputs into its arguments and calls its kernel.

@@ -24,6 +24,7 @@
 #include "symflow/core/attr_value.hpp"
 #include "symflow/core/value.hpp"
 #include "symflow/graph/graph_state.hpp"
+#include "symflow/ops/defs/control.hpp"
 #include "symflow/runtime/conv_epilogue.hpp"
 #include "symflow/runtime/deadness.hpp"
 #include "symflow/runtime/frames.hpp"
@@ -66,9 +67,17 @@ struct PlanStep {
   bool takes_refs = false;    // some input is InputMode::reference
   bool enters_frame = false;  // an Enter: runs in its loop's first iteration only
   bool passes_on = false;     // Enter, Exit, NextIteration, LoopCond, Identity: output = input
-  std::uint8_t device = 0;    // an index into the session's devices
-  std::uint32_t node = 0;     // the node's id: its kernel state in the session
-  std::uint32_t first_input = 0, num_inputs = 0;    // into input_slots and input_modes
+  // Merge and Switch, which the executor runs itself on host memory (a loop's iteration
+  // runs one of each per loop variable).
+  enum class Route : std::uint8_t { none, merge, switch_ };
+  Route route = Route::none;
+  // Whether anything reads through its slot the output a step may leave unwritten: a
+  // Merge's value_index (rarely read), or a guarded Const's value (its readers on host
+  // memory have it among their arguments).
+  bool output_read = true;
+  std::uint8_t device = 0;                        // an index into the session's devices
+  std::uint32_t node = 0;                         // the node's id: its kernel state in the session
+  std::uint32_t first_input = 0, num_inputs = 0;  // into input_slots and input_modes
   std::uint32_t first_output = 0, num_outputs = 0;  // slots first_output, first_output + 1, ...
   std::int32_t cluster = -1, member = -1;           // for Kind::fused
   // For Kind::guarded: its control inputs' steps, Plan::control_steps[first_control ..
@@ -215,6 +224,9 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
     s.enters_frame = is_enter_op(n.def);
     s.passes_on = (passes_value_on(n.def) || is_op(n.def, "Identity")) && n.inputs.size() == 1 &&
                   n.outputs.size() == 1;
+    if (n.def == &kMergeOp && n.outputs.size() == 2) s.route = PlanStep::Route::merge;
+    if (n.def == &kSwitchOp && n.inputs.size() == 2 && n.outputs.size() == 2)
+      s.route = PlanStep::Route::switch_;
     if (!guarded.empty() && guarded[step]) {
       s.kind = PlanStep::Kind::guarded;
       s.first_control = static_cast<std::uint32_t>(plan.control_steps.size());
@@ -241,6 +253,13 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
   for (std::size_t slot = 0; slot < kept_slots.size(); ++slot)
     if (kept_slots[slot]) fetched[slot] = true;
   plan.input_modes.assign(plan.input_slots.size(), InputMode::copy);
+  // A plain step reads a Const's value so, and so does a guarded step (in a branch or a
+  // loop) a guarded Const on host memory: its dead flag still says whether it ran.
+  auto reads_constant = [&](const PlanStep& reader, const PlanStep& producer, std::size_t at) {
+    if (reader.kind == PlanStep::Kind::kernel) return producer.kind == PlanStep::Kind::constant;
+    return reader.kind == PlanStep::Kind::guarded && producer.kind == PlanStep::Kind::guarded &&
+           !plan.constants[at].is_none() && host_step(at);
+  };
   std::vector<std::int64_t> last_read(plan.num_slots, -1);  // input index, through the slot
   std::vector<std::int64_t> last_step(plan.num_slots, -1);
   std::vector<std::int32_t> slot_reads(plan.num_slots, 0);
@@ -254,9 +273,9 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
       if (def && def->takes_ref(i)) {
         plan.input_modes[k] = InputMode::reference;
         plan.steps[step].takes_refs = true;
-      } else if (producer >= 0 && s.kind == PlanStep::Kind::kernel && !s.forwards_ref &&
-                 plan.steps[static_cast<std::size_t>(producer)].kind == PlanStep::Kind::constant &&
-                 host_step(step)) {
+      } else if (producer >= 0 && !s.forwards_ref && host_step(step) &&
+                 reads_constant(s, plan.steps[static_cast<std::size_t>(producer)],
+                                static_cast<std::size_t>(producer))) {
         plan.input_modes[k] = InputMode::constant;
         continue;
       }
@@ -303,6 +322,13 @@ inline void resolve_steps(Plan& plan, const GraphState& g, const PlanDevices& de
     if (s.kind == PlanStep::Kind::constant && host_step(step) && s.num_outputs == 1 &&
         slot_reads[s.first_output] == 0 && !fetched[s.first_output])
       s.kind = PlanStep::Kind::skip;
+  }
+  for (std::size_t step = 0; step < steps; ++step) {
+    PlanStep& s = plan.steps[step];
+    if (s.route == PlanStep::Route::merge)
+      s.output_read = slot_reads[s.first_output + 1] > 0 || fetched[s.first_output + 1];
+    else if (s.kind == PlanStep::Kind::guarded && !plan.constants[step].is_none())
+      s.output_read = slot_reads[s.first_output] > 0 || fetched[s.first_output];
   }
   // A run on several threads counts down only the reads that go through the slot.
   for (std::size_t slot = 0; slot < plan.num_slots; ++slot)
