@@ -210,8 +210,6 @@ class Run {
     if (v.is_none())
       throw InternalError(std::string(plan_.nodes[step].def->type) + " found no value in its input",
                           plan_.nodes[step].name);
-    if (v.memory_space() != devices_.memory_space(s.device))
-      v = devices_.moved_to(std::move(v), s.device);
     set_output(s, 0, std::move(v));
     inputs_read(s);
   }
@@ -279,8 +277,10 @@ class Run {
         return slots_.read(plan_.input_slots[k], plan_.nodes[step].name);
     }
   }
-  // Output i of a step that runs without a kernel call, alive.
+  // Output i of a step that runs without a kernel call, alive, in its device's memory.
   void set_output(const PlanStep& s, std::uint32_t i, Value v) {
+    if (v.memory_space() != devices_.memory_space(s.device))
+      v = devices_.moved_to(std::move(v), s.device);
     if (s.output_argument == PlanStep::kNoArgument)
       slots_.values[s.first_output + i] = std::move(v);
     else
