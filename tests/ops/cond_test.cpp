@@ -56,6 +56,13 @@ TEST_CASE("ops/cond: only the branch pred names runs, with TensorFlow's values")
   auto both = s.run({y, g.get_tensor_by_name("cond/Merge:1")},
                     {{x, tf::Value(3.0f)}, {p, tf::Value(false)}});
   CHECK(both[1].scalar<std::int32_t>() == 0);
+  // Branches that return a Const made in them: the Merge reads the live one (each Const's
+  // value is among the Merge's arguments from the first run on; its dead flag is not).
+  tf::Output c = tf::cond(
+      p, [] { return tf::constant(1.5f); }, [] { return tf::constant(-4.0f); });
+  CHECK(run_float(s, c, {{p, tf::Value(true)}}) == 1.5f);
+  CHECK(run_float(s, c, {{p, tf::Value(false)}}) == -4.0f);
+  CHECK(run_float(s, c, {{p, tf::Value(true)}}) == 1.5f);
 }
 
 TEST_CASE("ops/cond: the nodes are TensorFlow's, nested conds included") {

@@ -219,8 +219,8 @@ class Run {
   void merge(const PlanStep& s, std::size_t step) {
     for (std::uint32_t i = 0; i < s.num_inputs; ++i) {
       const std::uint32_t k = s.first_input + i;
-      if (plan_.input_modes[k] != InputMode::constant && slots_.dead[plan_.input_slots[k]])
-        continue;
+      // A Const in a branch is read among the arguments, but its slot's flag says if it ran.
+      if (slots_.dead[plan_.input_slots[k]]) continue;
       Value v = value_input(k, step);
       if (v.is_none()) continue;
       set_output(s, 0, std::move(v));
