@@ -542,6 +542,42 @@ TEST_CASE("ops/while_loop gradients: through a loop nested in another") {
   }
 }
 
+TEST_CASE("ops/while_loop gradients: a loop inside a cond inside a loop") {
+  // The inner loop runs only in the outer iterations whose cond takes its branch: its count
+  // is pushed, and popped, only in those (TensorFlow 2.21's values).
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  auto [i, a] =
+      tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                     [&](const tf::Output& i, const tf::Output& a) {
+                       tf::Output b = tf::cond(
+                           a < 2.0f,
+                           [&] {
+                             auto [j, inner] = tf::while_loop(
+                                 [](const tf::Output& j, const tf::Output&) { return j < 2; },
+                                 [&](const tf::Output& j, const tf::Output& v) {
+                                   return std::tuple{j + 1, v * x};
+                                 },
+                                 std::tuple{tf::constant(0), a});
+                             (void)j;
+                             return inner;
+                           },
+                           [&] { return a * 0.5f; });
+                       return std::tuple{i + 1, b + 0.25f};
+                     },
+                     std::tuple{tf::constant(0), tf::Output(x)});
+  (void)i;
+  auto grads = tf::gradients(a, {x});
+  tf::Session s(g);
+  auto out = s.run({a, grads[0]}, {{x, tf::Value(0.9f)}});  // the branch every time
+  CHECK(out[0].scalar<float>() == doctest::Approx(1.0948216915130615).epsilon(1e-6));
+  CHECK(out[1].scalar<float>() == doctest::Approx(4.899085998535156).epsilon(1e-5));
+  out = s.run({a, grads[0]}, {{x, tf::Value(1.3f)}});  // the other branch once
+  CHECK(out[0].scalar<float>() == doctest::Approx(2.7402145862579346).epsilon(1e-6));
+  CHECK(out[1].scalar<float>() == doctest::Approx(8.115248680114746).epsilon(1e-5));
+}
+
 TEST_CASE("ops/while_loop gradients: nested loops over shapes known only at run time") {
   // The accumulator of x and the zeros for the inner loop's unused Exit take their shapes
   // from the forward pass, through the outer loop's stacks.
