@@ -182,15 +182,7 @@ class Run {
       case PlanStep::Kind::kernel:
         break;
     }
-    if (s.forwards_ref) {
-      const std::uint32_t in = plan_.input_slots[s.first_input];
-      if (const auto& ref = slots_.refs[in]) {
-        read_variable(*ref, plan_.nodes[step].name);  // uninitialised: fails here, as in TF
-        slots_.refs[s.first_output] = ref;            // read when consumed
-        inputs_read(s);
-        return;
-      }
-    }
+    if (s.forwards_ref && forward_reference(s, step)) return;
     run_kernel_step(s, step, buf);
     if (s.kind != PlanStep::Kind::guarded) return;
     // What it wrote is alive (a loop's NextIteration writes a slot that was dead before
@@ -203,9 +195,30 @@ class Run {
       scratch_.dead_steps[step] = 1;
   }
 
+  // An Identity of a variable: when its input is a reference, it passes the reference on
+  // (read when consumed) and returns true.
+  bool forward_reference(const PlanStep& s, std::size_t step) {
+    const std::uint32_t in = plan_.input_slots[s.first_input];
+    const auto& ref = slots_.refs[in];
+    if (!ref) return false;
+    read_variable(*ref, plan_.nodes[step].name);  // uninitialised: fails here, as in TF
+    slots_.refs[s.first_output] = ref;
+    inputs_read(s);
+    return true;
+  }
+
   // A guarded Enter, Exit, NextIteration, LoopCond or Identity: its output is its input,
   // without a KernelContext or a kernel call (a loop's iteration runs several of them).
   void pass_on(const PlanStep& s, std::size_t step) {
+    // Its input's last read, in the same memory: one move from slot to slot.
+    if (const std::uint32_t in = plan_.input_slots[s.first_input];
+        plan_.input_modes[s.first_input] == InputMode::move && !threaded_ && !slots_.refs[in] &&
+        s.output_argument == PlanStep::kNoArgument && !slots_.values[in].is_none() &&
+        slots_.values[in].memory_space() == devices_.memory_space(s.device)) {
+      slots_.values[s.first_output] = std::move(slots_.values[in]);
+      slots_.dead[s.first_output] = 0;
+      return inputs_read(s);
+    }
     Value v = value_input(s.first_input, step);
     if (v.is_none())
       throw InternalError(std::string(plan_.nodes[step].def->type) + " found no value in its input",
@@ -278,7 +291,7 @@ class Run {
     }
   }
   // Output i of a step that runs without a kernel call, alive, in its device's memory.
-  void set_output(const PlanStep& s, std::uint32_t i, Value v) {
+  void set_output(const PlanStep& s, std::uint32_t i, Value&& v) {
     if (v.memory_space() != devices_.memory_space(s.device))
       v = devices_.moved_to(std::move(v), s.device);
     if (s.output_argument == PlanStep::kNoArgument)
@@ -411,12 +424,101 @@ class Run {
     const auto end = static_cast<std::uint32_t>(plan_.active_steps.size());
     for (std::uint32_t p = 0; p < end;) {
       if (const std::int32_t f = plan_.frame_at[p]; f >= 0) {
-        run_frame(f, buf);
+        run_loop(f, buf);
         p = plan_.frames[static_cast<std::size_t>(f)].end;
         continue;
       }
       run_step(plan_.active_steps[p++], buf);
     }
+  }
+
+  // Runs loop f: in its plain form (PlanFrame::plain) when it has one and its Enters are
+  // alive, else by dead flags.
+  void run_loop(std::int32_t f, StepBuffers& buf) {
+    const PlanFrame& frame = plan_.frames[static_cast<std::size_t>(f)];
+    if (!frame.plain.empty() && plain_run_fits(frame)) return run_plain_loop(frame, buf);
+    run_frame(f, buf);
+  }
+  // A loop inside an untaken branch, or inside another loop's last iteration, finds its
+  // Enters dead, and everything in it is dead; Merge and Switch run here on host memory.
+  bool plain_run_fits(const PlanFrame& frame) const {
+    using Role = PlanFrame::Role;
+    for (std::uint32_t p = frame.begin; p < frame.end; ++p) {
+      const std::uint32_t step = plan_.active_steps[p];
+      const Role role = frame.plain[p - frame.begin];
+      if (role == Role::enter && meets_dead(plan_.steps[step], step)) return false;
+      if ((role == Role::merge || role == Role::switch_) &&
+          !devices_.host(plan_.steps[step].device))
+        return false;
+    }
+    return true;
+  }
+  // The plain run: every step alive in an iteration whose LoopCond is true; in the last
+  // one, the Exits run instead of what follows the Switches' true sides. No dead flag is
+  // read or written but the Exits' (alive).
+  void run_plain_loop(const PlanFrame& frame, StepBuffers& buf) {
+    using Role = PlanFrame::Role;
+    std::fill(scratch_.dead_steps.begin() + frame.first_step,
+              scratch_.dead_steps.begin() + frame.end_step, std::uint8_t{0});
+    std::fill(slots_.dead.begin() + frame.first_slot, slots_.dead.begin() + frame.end_slot,
+              std::uint8_t{0});
+    bool again = true;
+    for (bool first = true;; first = false) {
+      for (std::uint32_t slot : frame.unread_slots) slots_.clear(slot);
+      for (std::uint32_t p = frame.begin; p < frame.end; ++p) {
+        const std::uint32_t step = plan_.active_steps[p];
+        const PlanStep& s = plan_.steps[step];
+        switch (frame.plain[p - frame.begin]) {
+          case Role::enter:
+            if (first) run_alive(s, step, buf);
+            break;
+          case Role::merge: {
+            const std::uint32_t enter = frame.merge_enter_input[p - frame.begin];
+            take_merge_input(s, step, first ? enter : 1 - enter);
+            break;
+          }
+          case Role::loop_cond:
+            run_alive(s, step, buf);
+            again = another_iteration(frame);
+            break;
+          case Role::switch_:
+            set_output(s, again ? 1 : 0, value_input(s.first_input, step));
+            inputs_read(s);
+            break;
+          case Role::exit:
+            if (!again) run_alive(s, step, buf);
+            break;
+          case Role::body:
+            if (again) run_alive(s, step, buf);
+            break;
+          case Role::every_time:
+            run_alive(s, step, buf);
+            break;
+        }
+      }
+      if (!again) return;
+    }
+  }
+  // A guarded step known to be alive.
+  void run_alive(const PlanStep& s, std::size_t step, StepBuffers& buf) {
+    if (s.passes_on && !(s.forwards_ref && slots_.refs[plan_.input_slots[s.first_input]]))
+      return pass_on(s, step);
+    if (!plan_.constants[step].is_none() && devices_.host(s.device)) {
+      if (s.output_read) slots_.values[s.first_output] = plan_.constants[step];
+      return;
+    }
+    if (s.forwards_ref && forward_reference(s, step)) return;
+    run_kernel_step(s, step, buf);
+  }
+  // A Merge that takes input i.
+  void take_merge_input(const PlanStep& s, std::size_t step, std::uint32_t i) {
+    Value v = value_input(s.first_input + i, step);
+    if (v.is_none())
+      throw InternalError("Merge found no value in its input " + std::to_string(i),
+                          plan_.nodes[step].name);
+    set_output(s, 0, std::move(v));
+    if (s.output_read) set_output(s, 1, merge_index(i));
+    inputs_read(s);
   }
 
   // Runs a loop: its steps once per iteration, while its LoopCond comes out true. Its
@@ -438,7 +540,7 @@ class Run {
       for (std::uint32_t p = frame.begin; p < frame.end;) {
         const std::int32_t nested = plan_.frame_at[p];
         if (nested >= 0 && nested != f) {
-          run_frame(nested, buf);
+          run_loop(nested, buf);
           p = plan_.frames[static_cast<std::size_t>(nested)].end;
           continue;
         }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -116,6 +117,28 @@ struct PlanFrame {
   // before every other, the loop variables' Enter outputs dead (their Merges then take
   // the NextIterations' values).
   std::vector<std::uint32_t> reset_slots, next_slots, entered_slots;
+
+  // A loop in while_loop's plain form (one LoopCond; each Merge between an Enter and a
+  // NextIteration; each Switch on the LoopCond, its false side read by an Exit only; no
+  // cond, loop or op that reads dead tensors inside) has no dead tensor in an iteration
+  // whose LoopCond is true, and in the last one exactly what follows a Switch's true
+  // side is dead: the executor runs it so, without dead flags. Each step's part in it,
+  // by position from `begin`; empty for any other loop.
+  enum class Role : std::uint8_t {
+    enter,       // runs in the first iteration only
+    merge,       // takes its Enter's value in the first iteration, else its NextIteration's
+    loop_cond,   // after it, the run knows whether another iteration follows
+    switch_,     // hands its data to its true side, or in the last iteration its false side
+    exit,        // runs in the last iteration only
+    body,        // follows a Switch's true side: runs in every iteration but the last
+    every_time,  // runs in every iteration
+  };
+  std::vector<Role> plain;
+  std::vector<std::uint8_t> merge_enter_input;  // by position: a Merge's input from its Enter
+  // The outputs of its steps that nothing empties (never read), emptied before each
+  // iteration of a plain run; and the range of slots its steps write.
+  std::vector<std::uint32_t> unread_slots;
+  std::uint32_t first_slot = 0, end_slot = 0;
 };
 
 struct Plan {
@@ -426,6 +449,110 @@ inline void check_loop_fetches_and_feeds(const GraphState& g, const std::vector<
     }
 }
 
+// Whether frame `frame` (without nested frames) is in while_loop's plain form
+// (PlanFrame::plain), and if so each of its steps' part. Only its Exits are read from
+// outside it.
+inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
+  using Role = PlanFrame::Role;
+  const std::uint32_t first = frame.first_step, end = frame.end_step;
+  if (frame.loop_cond_slot < 0 || end - first != frame.end - frame.begin) return;
+  frame.first_slot = plan.output_slot[first];
+  frame.end_slot =
+      first < end ? plan.output_slot[end - 1] + plan.steps[end - 1].num_outputs : frame.first_slot;
+  auto step_of = [&](std::uint32_t slot) -> std::int64_t {  // a step of the frame, or -1
+    if (slot < frame.first_slot || slot >= frame.end_slot) return -1;
+    const auto at =
+        std::upper_bound(plan.output_slot.begin() + first, plan.output_slot.begin() + end, slot);
+    return std::distance(plan.output_slot.begin(), at) - 1;
+  };
+  std::vector<Role> role(end - first, Role::every_time);
+  std::vector<std::uint8_t> enter_input(end - first, 0);
+  std::vector<std::uint8_t> false_side(frame.end_slot - frame.first_slot, 0);
+  std::vector<std::uint8_t> true_side(frame.end_slot - frame.first_slot, 0);
+  auto role_of = [&](std::int64_t step) { return role[static_cast<std::size_t>(step) - first]; };
+  for (std::uint32_t step = first; step < end; ++step) {
+    const PlanStep& s = plan.steps[step];
+    const OpDef* def = plan.nodes[step].def;
+    if (!def || s.kind != PlanStep::Kind::guarded ||
+        plan.active_steps[frame.begin + step - first] != step)
+      return;
+    Role& r = role[step - first];
+    const std::uint32_t* in = plan.input_slots.data() + s.first_input;
+    if (is_enter_op(def)) {
+      r = Role::enter;
+    } else if (is_merge_op(def)) {
+      if (s.route != PlanStep::Route::merge || s.num_inputs != 2) return;
+      const std::int64_t a = step_of(in[0]), b = step_of(in[1]);
+      if (a < 0 || b < 0) return;
+      const bool enter_first = role_of(a) == Role::enter;
+      const std::int64_t back = enter_first ? b : a;
+      if (role_of(enter_first ? a : b) != Role::enter ||
+          !is_next_iteration_op(plan.nodes[static_cast<std::size_t>(back)].def))
+        return;
+      r = Role::merge;
+      enter_input[step - first] = enter_first ? 0 : 1;
+    } else if (def == &kLoopCondOp) {
+      r = Role::loop_cond;
+    } else if (is_exit_op(def)) {
+      if (s.num_inputs != 1 || step_of(in[0]) < 0 || !false_side[in[0] - frame.first_slot]) return;
+      r = Role::exit;
+    } else if (def->dead_outputs || def->reads_dead || def->never_dead ||
+               s.route != PlanStep::Route::none) {
+      if (s.route != PlanStep::Route::switch_ || s.num_inputs != 2 ||
+          static_cast<std::int64_t>(in[1]) != frame.loop_cond_slot)
+        return;
+      r = Role::switch_;
+      false_side[s.first_output - frame.first_slot] = 1;
+      true_side[s.first_output + 1 - frame.first_slot] = 1;
+    }
+    if (r != Role::every_time) {
+      if (r != Role::enter && s.num_controls > 0) return;  // TensorFlow gives them none
+      continue;
+    }
+    // What follows a true side, through data or control, is dead in the last iteration.
+    for (std::uint32_t i = 0; i < s.num_inputs; ++i) {
+      const std::int64_t p = step_of(in[i]);
+      if (p < 0) continue;
+      if (false_side[in[i] - frame.first_slot]) return;
+      if (true_side[in[i] - frame.first_slot] || role_of(p) == Role::body) r = Role::body;
+    }
+    for (std::uint32_t c = s.first_control; c < s.first_control + s.num_controls; ++c) {
+      const std::uint32_t p = plan.control_steps[c];
+      if (p < first || p >= end) return;  // only an Enter checks the world outside the loop
+      const Role pr = role_of(p);
+      if (pr == Role::switch_ || pr == Role::exit) return;
+      if (pr == Role::body) r = Role::body;
+    }
+  }
+  // From outside, only the Exits are read or waited for.
+  for (std::uint32_t step = 0; step < plan.steps.size(); ++step) {
+    if (step >= first && step < end) continue;
+    const PlanStep& s = plan.steps[step];
+    for (std::uint32_t i = 0; i < s.num_inputs; ++i)
+      if (const std::int64_t p = step_of(plan.input_slots[s.first_input + i]);
+          p >= 0 && role_of(p) != Role::exit)
+        return;
+    if (s.kind == PlanStep::Kind::guarded)
+      for (std::uint32_t c = s.first_control; c < s.first_control + s.num_controls; ++c)
+        if (const std::uint32_t p = plan.control_steps[c];
+            p >= first && p < end && role_of(p) != Role::exit)
+          return;
+  }
+  for (std::int64_t f : plan.fetch_slots)
+    if (const std::int64_t p = f >= 0 ? step_of(static_cast<std::uint32_t>(f)) : -1;
+        p >= 0 && role_of(p) != Role::exit)
+      return;
+  std::vector<std::uint8_t> left(frame.end_slot - frame.first_slot, 0);  // to the run's end
+  for (std::uint32_t slot : plan.end_slots)
+    if (slot >= frame.first_slot && slot < frame.end_slot) left[slot - frame.first_slot] = 1;
+  for (std::uint32_t slot : frame.reset_slots)
+    if (slot >= frame.first_slot && slot < frame.end_slot && left[slot - frame.first_slot] &&
+        static_cast<std::int64_t>(slot) != frame.loop_cond_slot)
+      frame.unread_slots.push_back(slot);
+  frame.plain = std::move(role);
+  frame.merge_enter_input = std::move(enter_input);
+}
+
 // The plan's frames (Plan::frames), once its steps are resolved.
 inline void plan_frames(Plan& plan, const GraphState& g, const FrameLayout& layout) {
   const std::size_t num_frames = layout.frames.size() - 1;  // but the root
@@ -479,6 +606,7 @@ inline void plan_frames(Plan& plan, const GraphState& g, const FrameLayout& layo
       for (std::uint32_t i = 0; i < s.num_outputs; ++i)
         frame.reset_slots.push_back(s.first_output + i);
     }
+    if (layout.frames[k + 1].children.empty()) plan_plain_frame(plan, frame);
   }
 }
 
