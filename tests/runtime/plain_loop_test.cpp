@@ -148,9 +148,21 @@ TEST_CASE("runtime/plain_loop: a body that returns a tensor from outside the loo
         return std::tuple{i + 1, tf::Output(x), w + x * 2.0f};
       },
       std::tuple{tf::constant(0), tf::constant(5.0f), tf::constant(1.0f)});
-  const tf::Plan plan = plan_of(g, w, {x});
+  // v's NextIteration reads only x's Enter, a loop invariant: as in TensorFlow, the body's
+  // pivot is its control input, so it is part of the body, dead in the last iteration.
+  const tf::Plan plan = plan_of(g, v, {x});
   REQUIRE(plan.frames.size() == 1);
-  CHECK(!plan.frames[0].plain.empty());
+  REQUIRE(!plan.frames[0].plain.empty());
+  const std::string frame = plan.frames[0].name;
+  bool pivot_control = false;
+  for (const tf::NodeDef& n : g.as_graph_def().node)
+    if (n.name == "while/NextIteration_1") {
+      CHECK(n.input.front() == "while/mul/Enter");
+      for (const std::string& in : n.input) pivot_control |= in == "^while/Identity";
+    }
+  CHECK(pivot_control);
+  CHECK(role_of(plan, g, frame, "while/mul/Enter") == Role::enter);
+  CHECK(role_of(plan, g, frame, "while/NextIteration_1") == Role::body);
   tf::Session s(g);
   auto r = s.run({i, v, w}, {{x, tf::Value(0.5f)}});
   CHECK(r[0].scalar<std::int32_t>() == 3);
