@@ -447,7 +447,7 @@ class Run {
       const std::uint32_t step = plan_.active_steps[p];
       const Role role = frame.plain[p - frame.begin];
       if (role == Role::enter && meets_dead(plan_.steps[step], step)) return false;
-      if ((role == Role::merge || role == Role::switch_) &&
+      if ((role == Role::merge || role == Role::switch_ || role == Role::skipped) &&
           !devices_.host(plan_.steps[step].device))
         return false;
     }
@@ -474,16 +474,35 @@ class Run {
             break;
           case Role::merge: {
             const std::uint32_t enter = frame.merge_enter_input[p - frame.begin];
-            take_merge_input(s, step, first ? enter : 1 - enter);
+            const std::uint32_t i = first ? enter : 1 - enter;
+            const std::uint32_t from = frame.shortcut[p - frame.begin];
+            Value v;
+            if (first || from == PlanFrame::kNoShortcut)
+              v = value_input(s.first_input + i, step);
+            else
+              slots_.take(from, plan_.nodes[step].name, v);  // its NextIteration's input
+            take_merge_input(s, step, i, std::move(v));
             break;
           }
           case Role::loop_cond:
-            run_alive(s, step, buf);
-            again = another_iteration(frame);
+            if (frame.cond_input_slot >= 0) {
+              again = take_condition(static_cast<std::uint32_t>(frame.cond_input_slot), step);
+            } else {
+              run_alive(s, step, buf);
+              again = another_iteration(frame);
+            }
             break;
-          case Role::switch_:
-            set_output(s, again ? 1 : 0, value_input(s.first_input, step));
+          case Role::switch_: {
+            Value v = value_input(s.first_input, step);
+            if (const std::uint32_t to = frame.shortcut[p - frame.begin];
+                again && to != PlanFrame::kNoShortcut)
+              slots_.values[to] = std::move(v);  // its Identity's output
+            else
+              set_output(s, again ? 1 : 0, std::move(v));
             inputs_read(s);
+            break;
+          }
+          case Role::skipped:
             break;
           case Role::exit:
             if (!again) run_alive(s, step, buf);
@@ -510,9 +529,8 @@ class Run {
     if (s.forwards_ref && forward_reference(s, step)) return;
     run_kernel_step(s, step, buf);
   }
-  // A Merge that takes input i.
-  void take_merge_input(const PlanStep& s, std::size_t step, std::uint32_t i) {
-    Value v = value_input(s.first_input + i, step);
+  // A Merge that takes input i, whose value is `v`.
+  void take_merge_input(const PlanStep& s, std::size_t step, std::uint32_t i, Value&& v) {
     if (v.is_none())
       throw InternalError("Merge found no value in its input " + std::to_string(i),
                           plan_.nodes[step].name);
@@ -550,6 +568,15 @@ class Run {
       }
       if (!another_iteration(frame)) return;
     }
+  }
+  // What LoopCond `step` would read from `slot`, in its stead: whether another iteration
+  // follows.
+  bool take_condition(std::uint32_t slot, std::size_t step) {
+    Value v;
+    slots_.take(slot, plan_.nodes[step].name, v);
+    if (v.is_none())
+      throw InternalError("LoopCond found no value in its input", plan_.nodes[step].name);
+    return v.on_device() ? devices_.to_host(v).scalar<bool>() : v.scalar<bool>();
   }
   bool another_iteration(const PlanFrame& frame) {
     if (frame.loop_cond_slot < 0) return false;

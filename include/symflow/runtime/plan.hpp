@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -132,9 +133,18 @@ struct PlanFrame {
     exit,        // runs in the last iteration only
     body,        // follows a Switch's true side: runs in every iteration but the last
     every_time,  // runs in every iteration
+    skipped,     // an Identity or NextIteration whose move another step makes (`shortcut`)
   };
   std::vector<Role> plain;
   std::vector<std::uint8_t> merge_enter_input;  // by position: a Merge's input from its Enter
+  // By position, the slot a step reads or writes in place of a pass-through step's: a
+  // Switch's true side goes straight to the output of the Identity that alone reads it,
+  // and a Merge takes the value its NextIteration would have moved on. A step of an
+  // iteration is what the run mostly costs; kNoShortcut where there is none.
+  static constexpr std::uint32_t kNoShortcut = UINT32_MAX;
+  std::vector<std::uint32_t> shortcut;
+  // The LoopCond's input, read and emptied in the LoopCond's stead; -1: the LoopCond runs.
+  std::int64_t cond_input_slot = -1;
   // The outputs of its steps that nothing empties (never read), emptied before each
   // iteration of a plain run; and the range of slots its steps write.
   std::vector<std::uint32_t> unread_slots;
@@ -449,6 +459,67 @@ inline void check_loop_fetches_and_feeds(const GraphState& g, const std::vector<
     }
 }
 
+// The shortcuts of plain frame `frame` (PlanFrame::shortcut), whose steps have the parts
+// `role` (and whose Merges' Enter inputs are `enter_input`): a pass-through step that alone
+// reads what it moves on, and moves it, is skipped; the step on its other side does the move.
+inline void plan_shortcuts(const Plan& plan, PlanFrame& frame, std::vector<PlanFrame::Role>& role,
+                           const std::vector<std::uint8_t>& enter_input) {
+  using Role = PlanFrame::Role;
+  const std::uint32_t first = frame.first_step, end = frame.end_step;
+  // A pass-through that moves a value on. An Identity forwards a reference where its input
+  // holds one, which a plain run's Switch never writes (`behind_switch`).
+  auto moves_on = [&](std::uint32_t step, bool behind_switch = false) {
+    const PlanStep& s = plan.steps[step];
+    return s.passes_on && (!s.forwards_ref || behind_switch) && s.num_inputs == 1 &&
+           s.num_outputs == 1 && s.output_argument == PlanStep::kNoArgument &&
+           plan.input_modes[s.first_input] == InputMode::move &&
+           plan.input_slots[s.first_input] >= frame.first_slot &&
+           plan.input_slots[s.first_input] < frame.end_slot;
+  };
+  // The frame's readers of each of its slots (outside, only Exits' outputs are read).
+  std::vector<std::uint32_t> readers(frame.end_slot - frame.first_slot, 0);
+  std::vector<std::uint32_t> reader(frame.end_slot - frame.first_slot, 0);
+  std::vector<std::int64_t> next_iteration_of(frame.end_slot - frame.first_slot, -1);
+  for (std::uint32_t step = first; step < end; ++step) {
+    const PlanStep& s = plan.steps[step];
+    for (std::uint32_t k = s.first_input; k < s.first_input + s.num_inputs; ++k)
+      if (const std::uint32_t slot = plan.input_slots[k];
+          slot >= frame.first_slot && slot < frame.end_slot) {
+        ++readers[slot - frame.first_slot];
+        reader[slot - frame.first_slot] = step;
+      }
+    if (is_next_iteration_op(plan.nodes[step].def))
+      next_iteration_of[s.first_output - frame.first_slot] = step;
+  }
+  frame.shortcut.assign(end - first, PlanFrame::kNoShortcut);
+  for (std::uint32_t step = first; step < end; ++step) {
+    const PlanStep& s = plan.steps[step];
+    const Role r = role[step - first];
+    if (r == Role::loop_cond && moves_on(step)) {
+      frame.cond_input_slot = plan.input_slots[s.first_input];
+    } else if (r == Role::switch_) {
+      const std::uint32_t true_side = s.first_output + 1 - frame.first_slot;
+      const std::uint32_t identity = reader[true_side];
+      if (readers[true_side] == 1 && role[identity - first] == Role::body &&
+          std::string_view(plan.nodes[identity].def->type) == "Identity" &&
+          moves_on(identity, true)) {
+        frame.shortcut[step - first] = plan.steps[identity].first_output;
+        role[identity - first] = Role::skipped;
+      }
+    } else if (r == Role::merge) {
+      const std::uint32_t next = plan.input_slots[s.first_input + 1 - enter_input[step - first]];
+      const std::int64_t n = next >= frame.first_slot && next < frame.end_slot
+                                 ? next_iteration_of[next - frame.first_slot]
+                                 : -1;
+      if (n < 0 || readers[next - frame.first_slot] != 1) continue;
+      const auto next_iteration = static_cast<std::uint32_t>(n);
+      if (!moves_on(next_iteration)) continue;
+      frame.shortcut[step - first] = plan.input_slots[plan.steps[next_iteration].first_input];
+      role[next_iteration - first] = Role::skipped;
+    }
+  }
+}
+
 // Whether frame `frame` (without nested frames) is in while_loop's plain form
 // (PlanFrame::plain), and if so each of its steps' part. Only its Exits are read from
 // outside it.
@@ -549,6 +620,7 @@ inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
     if (slot >= frame.first_slot && slot < frame.end_slot && left[slot - frame.first_slot] &&
         static_cast<std::int64_t>(slot) != frame.loop_cond_slot)
       frame.unread_slots.push_back(slot);
+  plan_shortcuts(plan, frame, role, enter_input);
   frame.plain = std::move(role);
   frame.merge_enter_input = std::move(enter_input);
 }
