@@ -1,7 +1,7 @@
 // Loops in while_loop's plain form (PlanFrame::plain): which loops the plan runs without
-// dead flags, each step's part there, and that such a run gives what the run by dead
-// flags gives, also where the loop's Enters are dead (an untaken branch, another loop's
-// last iteration) and the run falls back.
+// dead flags (but a cond's steps inside them), each step's part there, and that such a
+// run gives what the run by dead flags gives, also where the loop's Enters are dead (an
+// untaken branch, another loop's last iteration) and the run falls back.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -89,8 +89,8 @@ TEST_CASE("runtime/plain_loop: a counter loop is plain, each step in its part") 
 }
 
 TEST_CASE(
-    "runtime/plain_loop: a loop with a cond inside is not plain; of two nested loops, "
-    "the inner one is") {
+    "runtime/plain_loop: a loop with a cond inside is plain, the cond's steps checking; of "
+    "two nested loops, the inner one is plain") {
   tf::Graph g;
   auto guard = g.as_default();
   auto [i, total] = tf::while_loop(
@@ -102,7 +102,17 @@ TEST_CASE(
       std::tuple{tf::constant(0), tf::constant(1)});
   const tf::Plan with_cond = plan_of(g, total);
   REQUIRE(with_cond.frames.size() == 1);
-  CHECK(with_cond.frames[0].plain.empty());
+  const std::string frame = with_cond.frames[0].name;
+  CHECK(with_cond.frames[0].checks);
+  // The cond's Switch and Merge, and what lies between them, check for dead inputs; the
+  // Greater that decides and what follows the Merge do not.
+  CHECK(role_of(with_cond, g, frame, "while/cond/Switch") == Role::body_checked);
+  CHECK(role_of(with_cond, g, frame, "while/cond/mul/Switch") == Role::body_checked);
+  CHECK(role_of(with_cond, g, frame, "while/cond/mul") == Role::body_checked);
+  CHECK(role_of(with_cond, g, frame, "while/cond/add") == Role::body_checked);
+  CHECK(role_of(with_cond, g, frame, "while/cond/Merge") == Role::body_checked);
+  CHECK(role_of(with_cond, g, frame, "while/Greater") == Role::body);
+  CHECK(role_of(with_cond, g, frame, "while/NextIteration_1") == Role::skipped);
 
   // Outer: 3 iterations; inner: j counts to the outer i, adding j to s.
   auto [oi, os] =
@@ -126,6 +136,37 @@ TEST_CASE(
   CHECK(sess.run(os).scalar<std::int32_t>() == 4);
   CHECK(sess.run(oi).scalar<std::int32_t>() == 3);
   CHECK(sess.run(total).scalar<std::int32_t>() == 12);
+}
+
+TEST_CASE("runtime/plain_loop: a cond inside a loop takes the other branch each iteration") {
+  tf::Graph g;
+  auto guard = g.as_default();
+  tf::Variable v(tf::constant(10.0f), {.name = "v"});
+  auto n = tf::placeholder<std::int32_t>(tf::Shape{}, "n");
+  // Even k adds v, odd k subtracts 1; the branch taken changes every iteration.
+  auto [k, acc] = tf::while_loop(
+      [&](const tf::Output& k, const tf::Output&) { return k < n; },
+      [&](const tf::Output& k, const tf::Output& a) {
+        return std::tuple{k + 1, tf::cond(
+                                     tf::equal(k % tf::constant(2), tf::constant(0)),
+                                     [&] { return a + v.value(); }, [&] { return a - 1.0f; })};
+      },
+      std::tuple{tf::constant(0), tf::constant(0.0f)});
+  const tf::Plan plan = plan_of(g, acc, {n});
+  REQUIRE(plan.frames.size() == 1);
+  CHECK(!plan.frames[0].plain.empty());
+  CHECK(plan.frames[0].checks);
+  tf::Session s(g);
+  s.run(v.initializer());
+  for (std::int32_t count : {0, 1, 2, 5, 6, 101}) {
+    CAPTURE(count);
+    const std::int32_t even = (count + 1) / 2, odd = count / 2;
+    auto r = s.run({k, acc}, {{n, tf::Value(count)}});
+    CHECK(r[0].scalar<std::int32_t>() == count);
+    CHECK(r[1].scalar<float>() == static_cast<float>(10 * even - odd));
+  }
+  s.run(tf::assign(v, 2.0f));
+  CHECK(s.run(acc, {{n, tf::Value(6)}}).scalar<float>() == 3.0f);  // 3 * 2 - 3
 }
 
 TEST_CASE(

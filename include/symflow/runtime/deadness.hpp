@@ -35,6 +35,8 @@ struct DeadnessLiteral {
   friend auto operator<=>(const DeadnessLiteral&, const DeadnessLiteral&) = default;
   friend bool operator==(const DeadnessLiteral&, const DeadnessLiteral&) = default;
 };
+// The literals under all of which a node is alive, sorted; empty: always alive.
+using DeadnessCondition = std::vector<DeadnessLiteral>;
 
 // Whether any node of `order` can leave an output dead.
 inline bool has_dead_outputs(const GraphState& g, const std::vector<NodeId>& order) {
@@ -45,12 +47,13 @@ inline bool has_dead_outputs(const GraphState& g, const std::vector<NodeId>& ord
 }
 
 // For each step of `order` (a plan's nodes, ascending), whether it may find an input
-// or a control input dead when it runs. `fed`: tensors a run feeds, never dead.
-inline std::vector<bool> steps_that_may_meet_dead(const GraphState& g,
-                                                  const std::vector<NodeId>& order,
-                                                  const std::set<TensorRef>& fed) {
+// or a control input dead when it runs. `fed`: tensors a run feeds, never dead. Where
+// `conditions` is given, each step's condition goes there too.
+inline std::vector<bool> steps_that_may_meet_dead(
+    const GraphState& g, const std::vector<NodeId>& order, const std::set<TensorRef>& fed,
+    std::vector<DeadnessCondition>* conditions = nullptr) {
   using Literal = DeadnessLiteral;
-  using Condition = std::vector<Literal>;  // sorted; empty: always alive
+  using Condition = DeadnessCondition;
   std::vector<Condition> alive_if(g.nodes.size());
   auto join = [](Condition& into, const Condition& more) {
     Condition out;
@@ -150,6 +153,8 @@ inline std::vector<bool> steps_that_may_meet_dead(const GraphState& g,
     }
     may_meet[step] = meets;
   }
+  if (conditions)
+    for (NodeId id : order) conditions->push_back(std::move(alive_if[id.value]));
   return may_meet;
 }
 

@@ -455,7 +455,8 @@ class Run {
   }
   // The plain run: every step alive in an iteration whose LoopCond is true; in the last
   // one, the Exits run instead of what follows the Switches' true sides. No dead flag is
-  // read or written but the Exits' (alive).
+  // read or written but the Exits' (alive) and those of a cond's steps inside the loop,
+  // which check as outside it.
   void run_plain_loop(const PlanFrame& frame, StepBuffers& buf) {
     using Role = PlanFrame::Role;
     std::fill(scratch_.dead_steps.begin() + frame.first_step,
@@ -465,6 +466,12 @@ class Run {
     bool again = true;
     for (bool first = true;; first = false) {
       for (std::uint32_t slot : frame.unread_slots) slots_.clear(slot);
+      if (frame.checks && !first) {  // a cond's steps left dead in the iteration before
+        std::fill(scratch_.dead_steps.begin() + frame.first_step,
+                  scratch_.dead_steps.begin() + frame.end_step, std::uint8_t{0});
+        std::fill(slots_.dead.begin() + frame.first_slot, slots_.dead.begin() + frame.end_slot,
+                  std::uint8_t{0});
+      }
       for (std::uint32_t p = frame.begin; p < frame.end; ++p) {
         const std::uint32_t step = plan_.active_steps[p];
         const PlanStep& s = plan_.steps[step];
@@ -512,6 +519,12 @@ class Run {
             break;
           case Role::every_time:
             run_alive(s, step, buf);
+            break;
+          case Role::body_checked:
+            if (again) run_step(step, buf);
+            break;
+          case Role::every_time_checked:
+            run_step(step, buf);
             break;
         }
       }

@@ -134,6 +134,10 @@ struct PlanFrame {
     body,        // follows a Switch's true side: runs in every iteration but the last
     every_time,  // runs in every iteration
     skipped,     // an Identity or NextIteration whose move another step makes (`shortcut`)
+    // A step of a cond inside the loop, or one that such a cond may leave dead: it checks
+    // for dead inputs as outside a plain loop; in the body, or in every iteration.
+    body_checked,
+    every_time_checked,
   };
   std::vector<Role> plain;
   std::vector<std::uint8_t> merge_enter_input;  // by position: a Merge's input from its Enter
@@ -145,6 +149,9 @@ struct PlanFrame {
   std::vector<std::uint32_t> shortcut;
   // The LoopCond's input, read and emptied in the LoopCond's stead; -1: the LoopCond runs.
   std::int64_t cond_input_slot = -1;
+  // Whether some step checks for dead inputs (a cond inside): each iteration then starts
+  // with no dead flag set.
+  bool checks = false;
   // The outputs of its steps that nothing empties (never read), emptied before each
   // iteration of a plain run; and the range of slots its steps write.
   std::vector<std::uint32_t> unread_slots;
@@ -523,7 +530,8 @@ inline void plan_shortcuts(const Plan& plan, PlanFrame& frame, std::vector<PlanF
 // Whether frame `frame` (without nested frames) is in while_loop's plain form
 // (PlanFrame::plain), and if so each of its steps' part. Only its Exits are read from
 // outside it.
-inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
+inline void plan_plain_frame(Plan& plan, PlanFrame& frame, const GraphState& g,
+                             const std::vector<DeadnessCondition>& alive_if) {
   using Role = PlanFrame::Role;
   const std::uint32_t first = frame.first_step, end = frame.end_step;
   if (frame.loop_cond_slot < 0 || end - first != frame.end - frame.begin) return;
@@ -541,6 +549,30 @@ inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
   std::vector<std::uint8_t> false_side(frame.end_slot - frame.first_slot, 0);
   std::vector<std::uint8_t> true_side(frame.end_slot - frame.first_slot, 0);
   auto role_of = [&](std::int64_t step) { return role[static_cast<std::size_t>(step) - first]; };
+  // A step checks for dead inputs where a cond inside the loop may leave one dead: a
+  // cond's Switch or Merge, and what the deadness analysis finds alive only under a
+  // predicate of this loop other than its LoopCond (runtime/deadness.hpp).
+  std::vector<std::uint8_t> checks(end - first, 0);
+  std::vector<std::uint32_t> frame_nodes;
+  for (std::uint32_t step = first; step < end; ++step)
+    frame_nodes.push_back(plan.order[step].value);
+  std::sort(frame_nodes.begin(), frame_nodes.end());
+  auto under_inner_predicate = [&](std::uint32_t step) {
+    if (alive_if.empty()) return false;
+    for (const DeadnessLiteral& l : alive_if[step]) {
+      const std::uint32_t node = l.predicate.node.value;
+      if (!std::binary_search(frame_nodes.begin(), frame_nodes.end(), node)) continue;
+      if (l.branch == 2 || g.node(l.predicate.node).def != &kLoopCondOp) return true;
+    }
+    return false;
+  };
+  auto reads_next_iteration = [&](const PlanStep& s) {
+    for (std::uint32_t k = s.first_input; k < s.first_input + s.num_inputs; ++k)
+      if (const std::int64_t p = step_of(plan.input_slots[k]);
+          p >= 0 && is_next_iteration_op(plan.nodes[static_cast<std::size_t>(p)].def))
+        return true;
+    return false;
+  };
   for (std::uint32_t step = first; step < end; ++step) {
     const PlanStep& s = plan.steps[step];
     const OpDef* def = plan.nodes[step].def;
@@ -551,7 +583,7 @@ inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
     const std::uint32_t* in = plan.input_slots.data() + s.first_input;
     if (is_enter_op(def)) {
       r = Role::enter;
-    } else if (is_merge_op(def)) {
+    } else if (is_merge_op(def) && reads_next_iteration(s)) {
       if (s.route != PlanStep::Route::merge || s.num_inputs != 2) return;
       const std::int64_t a = step_of(in[0]), b = step_of(in[1]);
       if (a < 0 || b < 0) return;
@@ -567,19 +599,24 @@ inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
     } else if (is_exit_op(def)) {
       if (s.num_inputs != 1 || step_of(in[0]) < 0 || !false_side[in[0] - frame.first_slot]) return;
       r = Role::exit;
-    } else if (def->dead_outputs || def->reads_dead || def->never_dead ||
-               s.route != PlanStep::Route::none) {
-      if (s.route != PlanStep::Route::switch_ || s.num_inputs != 2 ||
-          static_cast<std::int64_t>(in[1]) != frame.loop_cond_slot)
-        return;
+    } else if (s.route == PlanStep::Route::switch_ && s.num_inputs == 2 &&
+               static_cast<std::int64_t>(in[1]) == frame.loop_cond_slot) {
       r = Role::switch_;
       false_side[s.first_output - frame.first_slot] = 1;
       true_side[s.first_output + 1 - frame.first_slot] = 1;
+    } else if (def->never_dead) {
+      return;  // a ControlTrigger runs on dead inputs: a gradient's backward loop
+    } else if (def->dead_outputs || def->reads_dead || s.route != PlanStep::Route::none) {
+      checks[step - first] = 1;  // a cond's Switch or Merge
     }
     if (r != Role::every_time) {
-      if (r != Role::enter && s.num_controls > 0) return;  // TensorFlow gives them none
+      // TensorFlow gives them no control input, and nothing in a cond.
+      if ((r != Role::enter && s.num_controls > 0) || under_inner_predicate(step)) return;
       continue;
     }
+    if (under_inner_predicate(step)) checks[step - first] = 1;
+    // What a NextIteration carries to the next iteration is alive.
+    if (checks[step - first] && is_next_iteration_op(def)) return;
     // What follows a true side, through data or control, is dead in the last iteration.
     for (std::uint32_t i = 0; i < s.num_inputs; ++i) {
       const std::int64_t p = step_of(in[i]);
@@ -621,12 +658,19 @@ inline void plan_plain_frame(Plan& plan, PlanFrame& frame) {
         static_cast<std::int64_t>(slot) != frame.loop_cond_slot)
       frame.unread_slots.push_back(slot);
   plan_shortcuts(plan, frame, role, enter_input);
+  for (std::uint32_t step = first; step < end; ++step) {
+    if (!checks[step - first]) continue;
+    Role& r = role[step - first];
+    r = r == Role::body ? Role::body_checked : Role::every_time_checked;
+    frame.checks = true;
+  }
   frame.plain = std::move(role);
   frame.merge_enter_input = std::move(enter_input);
 }
 
 // The plan's frames (Plan::frames), once its steps are resolved.
-inline void plan_frames(Plan& plan, const GraphState& g, const FrameLayout& layout) {
+inline void plan_frames(Plan& plan, const GraphState& g, const FrameLayout& layout,
+                        const std::vector<DeadnessCondition>& alive_if) {
   const std::size_t num_frames = layout.frames.size() - 1;  // but the root
   plan.frames.resize(num_frames);
   std::vector<bool> seen(num_frames, false);
@@ -678,7 +722,7 @@ inline void plan_frames(Plan& plan, const GraphState& g, const FrameLayout& layo
       for (std::uint32_t i = 0; i < s.num_outputs; ++i)
         frame.reset_slots.push_back(s.first_output + i);
     }
-    if (layout.frames[k + 1].children.empty()) plan_plain_frame(plan, frame);
+    if (layout.frames[k + 1].children.empty()) plan_plain_frame(plan, frame, g, alive_if);
   }
 }
 
@@ -735,8 +779,10 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   // Steps that may meet a dead tensor check first, and never fuse; so does every step
   // of a loop, which runs again and again.
   std::vector<bool> guarded;
+  std::vector<DeadnessCondition> alive_if;  // by step, for the loops' plain form
   plan.dead_tensors = has_loops || has_dead_outputs(g, plan.order);
-  if (plan.dead_tensors) guarded = steps_that_may_meet_dead(g, plan.order, fed);
+  if (plan.dead_tensors)
+    guarded = steps_that_may_meet_dead(g, plan.order, fed, has_loops ? &alive_if : nullptr);
   for (std::size_t step = 0; has_loops && step < plan.order.size(); ++step)
     if (layout.frame_of_step[step] != 0) guarded[step] = true;
 
@@ -821,7 +867,7 @@ inline Plan make_plan(const GraphState& g, const std::vector<std::optional<Tenso
   elide_multiplications_by_one(g, view, devices.backends, devices.fused_kernels, kernel_of_step);
   resolve_steps(plan, g, devices, kernel_of_step, step_of_slot, guarded, kept);
   attach_conv_epilogues(plan.nodes, epilogues);
-  if (has_loops) plan_frames(plan, g, layout);
+  if (has_loops) plan_frames(plan, g, layout, alive_if);
   return plan;
 }
 
