@@ -229,7 +229,7 @@ TEST_CASE("runtime/plain_loop: a body that returns a tensor from outside the loo
   CHECK(r[2].scalar<float>() == 4.0f);  // 1 + 3 * (0.5 * 2)
 }
 
-TEST_CASE("runtime/plain_loop: a gradient's forward loop is plain, its backward loop not") {
+TEST_CASE("runtime/plain_loop: a gradient's forward and backward loops are plain") {
   tf::Graph g;
   auto guard = g.as_default();
   auto x = tf::placeholder<float>(tf::Shape{}, "x");
@@ -243,8 +243,18 @@ TEST_CASE("runtime/plain_loop: a gradient's forward loop is plain, its backward 
   REQUIRE(plan.frames.size() == 2);
   const tf::PlanFrame& forward = frame_named(plan, "while/while_context");
   CHECK(!forward.plain.empty());
+  // The backward loop's ControlTrigger (b_sync) runs in every iteration, as it would on
+  // dead inputs.
+  for (const tf::PlanFrame& f : plan.frames) {
+    CAPTURE(f.name);
+    CHECK(!f.plain.empty());
+  }
+  std::string sync;
+  for (const tf::NodeDef& n : g.as_graph_def().node)
+    if (n.op == "ControlTrigger") sync = n.name;
+  REQUIRE(sync.ends_with("b_sync"));
   for (const tf::PlanFrame& f : plan.frames)
-    if (f.name != forward.name) CHECK(f.plain.empty());
+    if (f.name != forward.name) CHECK(role_of(plan, g, f.name, sync) == Role::every_time);
   tf::Session s(g);
   // y = x^8, dy/dx = 8 x^7: at 1.5, 136.6875.
   auto r = s.run({y, dx}, {{x, tf::Value(1.5f)}});

@@ -605,7 +605,10 @@ inline void plan_plain_frame(Plan& plan, PlanFrame& frame, const GraphState& g,
       false_side[s.first_output - frame.first_slot] = 1;
       true_side[s.first_output + 1 - frame.first_slot] = 1;
     } else if (def->never_dead) {
-      return;  // a ControlTrigger runs on dead inputs: a gradient's backward loop
+      // A ControlTrigger (a gradient's backward loop's `b_sync`) is alive whatever its
+      // control inputs are: it runs in every iteration, and orders what follows it only.
+      if (s.num_inputs > 0) return;
+      continue;
     } else if (def->dead_outputs || def->reads_dead || s.route != PlanStep::Route::none) {
       checks[step - first] = 1;  // a cond's Switch or Merge
     }
