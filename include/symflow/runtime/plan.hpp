@@ -121,10 +121,10 @@ struct PlanFrame {
 
   // A loop in while_loop's plain form (one LoopCond; each Merge between an Enter and a
   // NextIteration; each Switch on the LoopCond, its false side read by an Exit only; no
-  // cond, loop or op that reads dead tensors inside) has no dead tensor in an iteration
-  // whose LoopCond is true, and in the last one exactly what follows a Switch's true
-  // side is dead: the executor runs it so, without dead flags. Each step's part in it,
-  // by position from `begin`; empty for any other loop.
+  // loop inside) has no dead tensor in an iteration whose LoopCond is true, but in a cond
+  // inside it, and in the last one exactly what follows a Switch's true side is dead:
+  // the executor runs it so, with dead flags for the conds' steps only. Each step's part
+  // in it, by position from `begin`; empty for any other loop.
   enum class Role : std::uint8_t {
     enter,       // runs in the first iteration only
     merge,       // takes its Enter's value in the first iteration, else its NextIteration's
