@@ -503,7 +503,15 @@ inline void plan_shortcuts(const Plan& plan, PlanFrame& frame, std::vector<PlanF
     const PlanStep& s = plan.steps[step];
     const Role r = role[step - first];
     if (r == Role::loop_cond && moves_on(step)) {
-      frame.cond_input_slot = plan.input_slots[s.first_input];
+      // Only the Switches read its output, and a plain run's Switch does not look at it.
+      bool only_switches = true;
+      for (std::uint32_t other = first; other < end; ++other)
+        for (std::uint32_t k = plan.steps[other].first_input;
+             k < plan.steps[other].first_input + plan.steps[other].num_inputs; ++k)
+          if (plan.input_slots[k] == s.first_output &&
+              (role[other - first] != Role::switch_ || k != plan.steps[other].first_input + 1))
+            only_switches = false;
+      if (only_switches) frame.cond_input_slot = plan.input_slots[s.first_input];
     } else if (r == Role::switch_) {
       const std::uint32_t true_side = s.first_output + 1 - frame.first_slot;
       const std::uint32_t identity = reader[true_side];
