@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <symflow/backend/cpu/cpu_backend.hpp>
@@ -46,6 +47,15 @@ Role role_of(const tf::Plan& plan, const tf::Graph& g, const std::string& frame,
   return Role::every_time;
 }
 
+// Each node of `parts` has its part in the plain frame named `frame`.
+void check_roles(const tf::Plan& plan, const tf::Graph& g, const std::string& frame,
+                 const std::vector<std::pair<std::string, Role>>& parts) {
+  for (const auto& [name, role] : parts) {
+    CAPTURE(name);
+    CHECK(role_of(plan, g, frame, name) == role);
+  }
+}
+
 TEST_CASE("runtime/plain_loop: a counter loop is plain, each step in its part") {
   tf::Graph g;
   auto guard = g.as_default();
@@ -55,17 +65,18 @@ TEST_CASE("runtime/plain_loop: a counter loop is plain, each step in its part") 
   const tf::Plan plan = plan_of(g, r, {n});
   REQUIRE(plan.frames.size() == 1);
   const std::string frame = plan.frames[0].name;
-  CHECK(role_of(plan, g, frame, "while/Enter") == Role::enter);
-  CHECK(role_of(plan, g, frame, "while/Merge") == Role::merge);
-  CHECK(role_of(plan, g, frame, "while/Less") == Role::every_time);
-  CHECK(role_of(plan, g, frame, "while/LoopCond") == Role::loop_cond);
-  CHECK(role_of(plan, g, frame, "while/Switch") == Role::switch_);
-  CHECK(role_of(plan, g, frame, "while/Exit") == Role::exit);
-  CHECK(role_of(plan, g, frame, "while/add") == Role::body);
   // The Switch writes the Identity's output, the Merge takes the add, and the run reads
   // the Less in the LoopCond's stead: three steps an iteration does not run.
-  CHECK(role_of(plan, g, frame, "while/Identity") == Role::skipped);
-  CHECK(role_of(plan, g, frame, "while/NextIteration") == Role::skipped);
+  check_roles(plan, g, frame,
+              {{"while/Enter", Role::enter},
+               {"while/Merge", Role::merge},
+               {"while/Less", Role::every_time},
+               {"while/LoopCond", Role::loop_cond},
+               {"while/Switch", Role::switch_},
+               {"while/Exit", Role::exit},
+               {"while/add", Role::body},
+               {"while/Identity", Role::skipped},
+               {"while/NextIteration", Role::skipped}});
   const tf::PlanFrame& f = plan.frames[0];
   auto output_of = [&](const std::string& name) -> std::int64_t {
     const tf::NodeId id = g.get_operation_by_name(name).id();
@@ -106,13 +117,14 @@ TEST_CASE(
   CHECK(with_cond.frames[0].checks);
   // The cond's Switch and Merge, and what lies between them, check for dead inputs; the
   // Greater that decides and what follows the Merge do not.
-  CHECK(role_of(with_cond, g, frame, "while/cond/Switch") == Role::body_checked);
-  CHECK(role_of(with_cond, g, frame, "while/cond/mul/Switch") == Role::body_checked);
-  CHECK(role_of(with_cond, g, frame, "while/cond/mul") == Role::body_checked);
-  CHECK(role_of(with_cond, g, frame, "while/cond/add") == Role::body_checked);
-  CHECK(role_of(with_cond, g, frame, "while/cond/Merge") == Role::body_checked);
-  CHECK(role_of(with_cond, g, frame, "while/Greater") == Role::body);
-  CHECK(role_of(with_cond, g, frame, "while/NextIteration_1") == Role::skipped);
+  check_roles(with_cond, g, frame,
+              {{"while/cond/Switch", Role::body_checked},
+               {"while/cond/mul/Switch", Role::body_checked},
+               {"while/cond/mul", Role::body_checked},
+               {"while/cond/add", Role::body_checked},
+               {"while/cond/Merge", Role::body_checked},
+               {"while/Greater", Role::body},
+               {"while/NextIteration_1", Role::skipped}});
 
   // Outer: 3 iterations; inner: j counts to the outer i, adding j to s.
   auto [oi, os] =
