@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <symflow/backend/cpu/cpu_backend.hpp>
+#include <symflow/runtime/plan.hpp>
 #include <symflow/symflow.hpp>
 
 namespace symflow_test_io_tf_while_import_test {
@@ -58,6 +60,16 @@ TEST_CASE("io/tf files: while loops written by TensorFlow import and run") {
     CHECK(r[2].scalar<std::int32_t>() == e.alternating);
     CHECK(r[4].scalar<std::int32_t>() == e.capped);
   }
+
+  // The loop with a cond inside runs in the plain form, only the cond's steps checking for
+  // dead inputs (runtime/plan.hpp).
+  const tf::Plan alternate =
+      tf::detail::make_plan(g.state(), {g.get_tensor_by_name("alternating:0").ref()}, {}, {n.ref()},
+                            nullptr, &tf::cpu::backend());
+  REQUIRE(alternate.frames.size() == 1);
+  CHECK(alternate.frames[0].name == "alternate/while_context");
+  CHECK(!alternate.frames[0].plain.empty());
+  CHECK(alternate.frames[0].checks);
 
   // On two inter-op threads the loops run as on one, with the same values.
   tf::ConfigProto config;
