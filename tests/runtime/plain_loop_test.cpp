@@ -50,9 +50,11 @@ Role role_of(const tf::Plan& plan, const tf::Graph& g, const std::string& frame,
 // Each node of `parts` has its part in the plain frame named `frame`.
 void check_roles(const tf::Plan& plan, const tf::Graph& g, const std::string& frame,
                  const std::vector<std::pair<std::string, Role>>& parts) {
-  for (const auto& [name, role] : parts) {
+  for (const auto& part : parts) {
+    // A named copy: clang 14 cannot capture a structured binding, as CAPTURE does.
+    const std::string& name = part.first;
     CAPTURE(name);
-    CHECK(role_of(plan, g, frame, name) == role);
+    CHECK(role_of(plan, g, frame, name) == part.second);
   }
 }
 
