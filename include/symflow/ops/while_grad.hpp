@@ -139,16 +139,14 @@ class LoopGradients {
     GraphState& s = graph_.state();
     if (s.flow_contexts[forward - 1].gradient_of != 0)
       throw TypeError("Second-order gradient for while loops not supported.");
+    // Taken inside the body of the loop around it, the gradient differentiates one
+    // iteration of that loop: this loop is then an outermost one, its stacks and backward
+    // loop made in that body anew in every iteration (as TensorFlow does).
     GradLoopState* outer = nullptr;
-    if (const std::uint32_t around = s.loop_of(s.flow_contexts[forward - 1].outer); around != 0) {
+    if (const std::uint32_t around = s.loop_of(s.flow_contexts[forward - 1].outer);
+        around != 0 && !s.context_within(base_context_, around)) {
       if (s.flow_contexts[around - 1].gradient_of != 0)
         throw TypeError("Second-order gradient for while loops not supported.");
-      if (s.context_within(base_context_, around))
-        throw UnimplementedError(
-            "Gradients of a while loop taken inside the body of another while loop are not "
-            "supported: op '" +
-                op + "'. docs/control-flow.md",
-            op);
       outer = &add_loop(around, op);
     }
     if (states_.empty())
