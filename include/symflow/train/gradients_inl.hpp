@@ -248,6 +248,19 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
       ready.push_back(e.node.value);
     }
   }
+  // Every loop variable's Enter takes part, on the path or not, as in TensorFlow (which
+  // keeps them for higher-order gradients): a gradient that reaches its Merge leaves the
+  // backward loop through an Exit of its own even when nothing reads it.
+  std::vector<bool> loop_variable_enter(n, false);
+  for (std::size_t k = 0; k < n && !loops.empty(); ++k) {
+    const Node& node = state.nodes[k];
+    if (between[k] || node.def != &kEnterOp || !loops.find(node.context)) continue;
+    if (Operation(g.state_ptr(), NodeId{static_cast<std::uint32_t>(k)})
+            .get_attr<bool>("is_constant"))
+      continue;
+    between[k] = loop_variable_enter[k] = true;
+    pending_count[k] = 1;
+  }
   // Once op i is handled, its inputs have one consumer fewer to wait for. A loop's Switch
   // is handled twice: once its Exit is done, and again once its body is.
   auto release_inputs = [&](std::size_t i) {
@@ -274,7 +287,7 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
     bool has_path_input = false;
     for (const TensorRef& in : state.nodes[i].inputs)
       has_path_input = has_path_input || on_path(in.node.value);
-    if (!has_path_input) return;
+    if (!has_path_input && !loop_variable_enter[i]) return;
 
     GradContext ctx{op, {}};
     std::vector<Gradient> out_grads;
