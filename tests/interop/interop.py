@@ -128,7 +128,8 @@ def control_flow(seed):
 def while_loops(seed):
     """tf.while_loop as TF1 builds it (control flow v1): an RNN-like loop reading a
     variable (frozen to a constant), a loop inside a loop with a cond inside it, and
-    maximum_iterations; the gradient through the first two. The iteration count is fed."""
+    maximum_iterations; the gradient through the first two, and a gradient taken inside a
+    loop's body. The iteration count is fed."""
     def build():
         rng = np.random.RandomState(seed)
         x = tf.placeholder(tf.float32, [3, 4], name="x")
@@ -152,12 +153,24 @@ def while_loops(seed):
                                [tf.abs(x)], maximum_iterations=n, name="capped")
         # Through both loops, the nested one's backward loop inside the outer one's.
         grad = tf.gradients(acc * 2.0 + tf.reduce_sum(h), x)[0]
+
+        # A gradient taken inside a loop's body: each iteration differentiates an inner
+        # loop of its own, whose stack and backward loop live in that iteration.
+        def differentiating(i, total):
+            xi = x * (tf.cast(i, tf.float32) + 1.0) * 0.25
+            _, p = tf.while_loop(lambda j, p: j <= i, lambda j, p: (j + 1, p * tf.tanh(xi)),
+                                 [tf.constant(0), tf.ones([3, 4])], name="power")
+            return i + 1, total + tf.gradients(tf.reduce_sum(p), xi)[0]
+
+        _, inside = tf.while_loop(lambda i, t: i < n, differentiating,
+                                  [tf.constant(0), tf.zeros([3, 4])], name="grad_inside")
         tf.identity(h, name="h")
         tf.identity(acc, name="acc")
         tf.identity(capped, name="capped_out")
         tf.identity(grad, name="grad")
+        tf.identity(inside, name="grad_inside_out")
         feeds = {"x:0": rng.randn(3, 4).astype(np.float32), "n:0": np.int32(seed % 5 + 2)}
-        return feeds, ["h:0", "acc:0", "capped_out:0", "grad:0"]
+        return feeds, ["h:0", "acc:0", "capped_out:0", "grad:0", "grad_inside_out:0"]
     return build
 
 
