@@ -51,7 +51,7 @@ Role role_of(const tf::Plan& plan, const tf::Graph& g, const std::string& frame,
 void check_roles(const tf::Plan& plan, const tf::Graph& g, const std::string& frame,
                  const std::vector<std::pair<std::string, Role>>& parts) {
   for (const auto& part : parts) {
-    // A named copy: clang 14 cannot capture a structured binding, as CAPTURE does.
+    // A plain reference: clang 14 cannot capture a structured binding, as CAPTURE does.
     const std::string& name = part.first;
     CAPTURE(name);
     CHECK(role_of(plan, g, frame, name) == part.second);
