@@ -693,6 +693,48 @@ TEST_CASE("ops/while_loop gradients: taken inside another loop's body") {
   CHECK(built == sorted_listing(expected));
 }
 
+TEST_CASE("ops/while_loop gradients: taken inside a loop's body, through a cond there") {
+  // The gradient reads the cond's values as they are, as ops of the body do (no Enter):
+  // v <- v + d(cond(v > 0, v x, 2 x))/dx (TensorFlow 2.21's values).
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  auto v0 = tf::placeholder<float>(tf::Shape{}, "v0");
+  auto [i, v] = tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                               [&](const tf::Output& i, const tf::Output& v) {
+                                 tf::Output y = tf::cond(
+                                     v > 0.0f, [&] { return v * x; }, [&] { return x * 2.0f; });
+                                 return std::tuple{i + 1, v + tf::gradients(y, {x})[0]};
+                               },
+                               std::tuple{tf::constant(0), tf::Output(v0)});
+  (void)i;
+  for (const tf::Operation& op : g.get_operations())
+    if (op.name().rfind("while/gradients/", 0) == 0) CHECK_MESSAGE(op.type() != "Enter", op.name());
+  tf::Session s(g);
+  CHECK(s.run(v, {{x, tf::Value(1.5f)}, {v0, tf::Value(1.0f)}}).scalar<float>() == 8.0f);
+  CHECK(s.run(v, {{x, tf::Value(1.5f)}, {v0, tf::Value(-3.0f)}}).scalar<float>() == 2.0f);
+}
+
+TEST_CASE("ops/while_loop gradients: not inside a loop's body through its initial value") {
+  // TensorFlow's ValueError, naming the x the path goes back to.
+  tf::Graph g;
+  auto guard = g.as_default();
+  auto x = tf::placeholder<float>(tf::Shape{}, "x");
+  auto run = [&] {
+    tf::while_loop([](const tf::Output& i, const tf::Output&) { return i < 3; },
+                   [&](const tf::Output& i, const tf::Output& v) {
+                     return std::tuple{i + 1, v + tf::gradients(v * v, {x})[0]};
+                   },
+                   std::tuple{tf::constant(0), tf::Output(x)});
+  };
+  CHECK_THROWS_WITH_AS(run(),
+                       "Cannot compute gradient inside while loop with respect to op 'x'. We do "
+                       "not support taking the gradient wrt or through the initial value of a "
+                       "loop variable. Gradients can be computed through loop invariants or wrt "
+                       "the input parameters to the loop body.",
+                       tf::ValueError);
+}
+
 TEST_CASE("ops/while_loop gradients: a loop variable off the path still leaves by an Exit") {
   // TensorFlow takes every loop variable's Enter into the backprop: the float one, whose
   // initial value is a constant, gets an Exit that nothing reads; the int counter, whose

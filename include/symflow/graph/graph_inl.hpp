@@ -365,6 +365,20 @@ SYMFLOW_INLINE TensorRef context_add_value(const Graph& g, std::uint32_t context
       return real;
     }
   }
+  // A loop reads the values of a cond inside its body as they are: they are its own
+  // (TensorFlow records a cond's values in every context around it). A gradient taken in
+  // the body reads them so.
+  if (ctx().is_loop) {
+    const Node& n = s.node(value.node);
+    std::uint32_t at =
+        is_exit_op(n.def) && n.context != 0 ? s.flow_contexts[n.context - 1].outer : n.context;
+    while (at != 0 && at != context && !s.flow_contexts[at - 1].is_loop)
+      at = s.flow_contexts[at - 1].outer;
+    if (at == context && s.node(value.node).context != context) {
+      ctx().values.insert(value);
+      return value;
+    }
+  }
   TensorRef result = value;
   ctx().values.insert(value);
   if (const std::uint32_t outer = ctx().outer; outer != 0) {

@@ -170,6 +170,21 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
   for (const Output& x : xs) from.push_back(x.op().id());
   for (const Output& y : ys) to.push_back(y.op().id());
   std::vector<bool> between = detail::ops_between(state, from, to);
+  const std::uint32_t base_context = state.current_context;
+  // The name of the x nearest to op i, going back through inputs (for an error).
+  auto nearest_x = [&](std::size_t i) {
+    std::deque<std::size_t> queue{i};
+    std::set<std::size_t> seen;
+    while (!queue.empty()) {
+      const std::size_t k = queue.front();
+      queue.pop_front();
+      if (!seen.insert(k).second) continue;
+      for (NodeId id : from)
+        if (id.value == k) return state.nodes[k].name;
+      for (const TensorRef& in : state.nodes[k].inputs) queue.push_back(in.node.value);
+    }
+    return state.nodes[i].name;
+  };
   // A while loop on the path: its gradient's counters and backward loop, and every one
   // of its Exits, which all take part (TensorFlow's ControlFlowState).
   LoopGradients loops(g);
@@ -288,6 +303,16 @@ inline std::vector<Gradient> build_gradients(const std::vector<Output>& ys,
     for (const TensorRef& in : state.nodes[i].inputs)
       has_path_input = has_path_input || on_path(in.node.value);
     if (!has_path_input && !loop_variable_enter[i]) return;
+    // Taken inside a loop's body, a gradient may not go back through that loop's Switch:
+    // that would be through a loop variable's initial value (TensorFlow's message).
+    if ((op.node().def == &kSwitchOp || op.node().def == &kRefSwitchOp) &&
+        op.node().context == base_context && base_context != 0 &&
+        state.flow_contexts[base_context - 1].is_loop)
+      throw ValueError("Cannot compute gradient inside while loop with respect to op '" +
+                       nearest_x(i) +
+                       "'. We do not support taking the gradient wrt or through the initial "
+                       "value of a loop variable. Gradients can be computed through loop "
+                       "invariants or wrt the input parameters to the loop body.");
 
     GradContext ctx{op, {}};
     std::vector<Gradient> out_grads;
