@@ -374,7 +374,7 @@ SYMFLOW_INLINE TensorRef context_add_value(const Graph& g, std::uint32_t context
         is_exit_op(n.def) && n.context != 0 ? s.flow_contexts[n.context - 1].outer : n.context;
     while (at != 0 && at != context && !s.flow_contexts[at - 1].is_loop)
       at = s.flow_contexts[at - 1].outer;
-    if (at == context && s.node(value.node).context != context) {
+    if (at == context && n.context != context) {
       ctx().values.insert(value);
       return value;
     }
